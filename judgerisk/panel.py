@@ -1,0 +1,386 @@
+"""The panel data contract: one tidy long table of judges' verdict log-odds.
+
+A *panel* is a :class:`pandas.DataFrame` with one row per observed cell
+(item, judge, condition). Every probability is **canonical**: the probability that the
+*original* answer A of the item wins, whatever order the judge saw. After an order swap
+the judge's "A" token refers to the original answer B, so the canonical probability of a
+swapped prompt is ``P(token "B")``.
+
+========== =========================================================================
+column     meaning
+========== =========================================================================
+item       item id (any hashable scalar; the simulator uses ints)
+judge      judge name (str)
+condition  one of the condition names, ``"original"`` is the unperturbed prompt
+logit      m = log P(A) - log P(B) over the two verdict tokens, canonical, in [-20, 20]
+p          sigmoid(logit), canonical
+verdict    1 if logit > 0 (A wins) else 0 (a tie, logit == 0, counts as B)
+gold       "A" / "B" (optional; read only for evaluation)
+========== =========================================================================
+
+References
+----------
+METHODS.md §1 (the judgerisk methods specification, after the instance-level panel
+reliability paper and the SCOPE paper).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, logit
+
+__all__ = [
+    "CONDITIONS",
+    "ORIGINAL",
+    "FAMILIES",
+    "LOGIT_CLIP",
+    "PanelError",
+    "PanelArrays",
+    "validate_panel",
+    "load_panel",
+    "save_panel",
+    "to_wide",
+    "to_long",
+    "verdicts",
+    "gold_labels",
+    "encode_panel",
+]
+
+ORIGINAL = "original"
+CONDITIONS: tuple[str, ...] = (
+    "original",
+    "swap",
+    "rubric1",
+    "rubric2",
+    "swap_rubric1",
+    "swap_rubric2",
+)
+#: Perturbation families: pairs (c, c') of conditions that differ by one perturbation.
+FAMILIES: dict[str, tuple[tuple[str, str], ...]] = {
+    "order": (("swap", "original"), ("swap_rubric1", "rubric1"), ("swap_rubric2", "rubric2")),
+    "rubric": (
+        ("rubric1", "original"),
+        ("rubric2", "original"),
+        ("swap_rubric1", "swap"),
+        ("swap_rubric2", "swap"),
+    ),
+}
+LOGIT_CLIP = 20.0
+REQUIRED = ("item", "judge", "condition")
+_MAX_ROWS_SHOWN = 10
+# p and logit given together must agree to this tolerance on the probability scale
+_P_LOGIT_ATOL = 1e-6
+
+
+class PanelError(ValueError):
+    """A panel table breaks the data contract; the message names column and rows."""
+
+
+@dataclass(frozen=True)
+class PanelArrays:
+    """Integer-coded view of a validated panel, for vectorised model code.
+
+    Attributes
+    ----------
+    items, judges : pandas.Index
+        Sorted unique item ids and judge names; ``item_idx`` / ``judge_idx`` index them.
+    conditions : tuple of str
+        The conditions present, in canonical order (``"original"`` first).
+    item_idx, judge_idx, cond_idx : numpy.ndarray of intp
+        Codes aligned with the panel's rows.
+    logit, p : numpy.ndarray of float64
+        Canonical log-odds (clipped) and probabilities aligned with the rows.
+    """
+
+    items: pd.Index
+    judges: pd.Index
+    conditions: tuple[str, ...]
+    item_idx: np.ndarray
+    judge_idx: np.ndarray
+    cond_idx: np.ndarray
+    logit: np.ndarray
+    p: np.ndarray
+
+    @property
+    def n_items(self) -> int:
+        return len(self.items)
+
+    @property
+    def n_judges(self) -> int:
+        return len(self.judges)
+
+    @property
+    def n_conditions(self) -> int:
+        return len(self.conditions)
+
+
+def _rows_text(df: pd.DataFrame, mask: np.ndarray | pd.Series, columns: list[str]) -> str:
+    """Describe up to ten offending rows (by row label) with the relevant columns."""
+    mask = np.asarray(mask, dtype=bool)
+    n_bad = int(mask.sum())
+    shown = df.loc[mask, [c for c in columns if c in df.columns]].head(_MAX_ROWS_SHOWN)
+    lines = [f"  row {idx}: " + ", ".join(f"{c}={v!r}" for c, v in row.items()) for idx, row in
+             shown.iterrows()]
+    more = f"\n  ... and {n_bad - len(shown)} more" if n_bad > len(shown) else ""
+    return f"{n_bad} offending row(s):\n" + "\n".join(lines) + more
+
+
+def _fail(message: str, df: pd.DataFrame, mask, columns: list[str]) -> PanelError:
+    return PanelError(f"{message}; {_rows_text(df, mask, columns)}")
+
+
+def validate_panel(df: pd.DataFrame, conditions: tuple[str, ...] | None = CONDITIONS) -> pd.DataFrame:
+    """Check a panel table against the data contract and return a normalised copy.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Long table with ``item, judge, condition`` and ``logit`` and/or ``p``
+        (canonical orientation), optionally ``gold`` ("A"/"B") and extra columns.
+    conditions : tuple of str or None, default CONDITIONS
+        Allowed condition names; ``"original"`` must be among them. ``None`` allows any
+        name (``"original"`` is still required for every item).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with columns ``item, judge, condition, logit, p, verdict[, gold]`` followed
+        by any extra input columns, sorted by item, judge and condition (allowed order),
+        with a fresh RangeIndex. ``logit`` is clipped to ``[-20, 20]``,
+        ``p = sigmoid(logit)`` of the clipped logit, and ``verdict = 1[logit > 0]``
+        (a tie, ``logit == 0``, counts as B).
+
+    Raises
+    ------
+    PanelError
+        On a missing required column, an empty table, missing ids, probabilities outside
+        [0, 1] or NaN, NaN or infinite logits, ``logit`` and ``p`` that disagree,
+        duplicate (item, judge, condition), unknown conditions, gold values other than
+        A/B or differing within one item, and items with no original-condition response.
+        The message names the column and up to ten offending rows.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise PanelError(f"a panel must be a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in REQUIRED if c not in df.columns]
+    if "logit" not in df.columns and "p" not in df.columns:
+        missing.append("logit or p")
+    if missing:
+        raise PanelError(
+            f"missing required column(s): {', '.join(missing)}; got columns {list(df.columns)}"
+        )
+    if len(df) == 0:
+        raise PanelError("the panel is empty (0 rows)")
+    out = df.reset_index(drop=True).copy()
+
+    for col in REQUIRED:
+        bad = out[col].isna().to_numpy()
+        if bad.any():
+            raise _fail(f"column '{col}' has missing values", out, bad, list(REQUIRED))
+    out["judge"] = out["judge"].astype(str).astype(object)
+    out["condition"] = out["condition"].astype(str).astype(object)
+
+    allowed = tuple(conditions) if conditions is not None else None
+    if allowed is not None:
+        if ORIGINAL not in allowed:
+            raise PanelError(f"the allowed conditions {allowed} must include '{ORIGINAL}'")
+        unknown = ~out["condition"].isin(allowed).to_numpy()
+        if unknown.any():
+            names = sorted(set(out.loc[unknown, "condition"]))
+            raise _fail(
+                f"column 'condition' has unknown condition name(s) {names} "
+                f"(allowed: {list(allowed)})",
+                out,
+                unknown,
+                list(REQUIRED),
+            )
+
+    m = _canonical_logit(out)
+    out["logit"] = np.clip(m, -LOGIT_CLIP, LOGIT_CLIP)
+    out["p"] = expit(out["logit"].to_numpy())
+    out["verdict"] = (out["logit"].to_numpy() > 0).astype(np.int8)
+
+    dup = out.duplicated(list(REQUIRED), keep=False).to_numpy()
+    if dup.any():
+        raise _fail("duplicate (item, judge, condition) cells", out, dup, [*REQUIRED, "logit"])
+
+    seen_original = out.loc[out["condition"] == ORIGINAL, "item"].unique()
+    no_orig = ~out["item"].isin(seen_original).to_numpy()
+    if no_orig.any():
+        items = pd.unique(out.loc[no_orig, "item"])
+        raise _fail(
+            f"{len(items)} item(s) have no '{ORIGINAL}'-condition response from any judge "
+            f"(items {list(items[:_MAX_ROWS_SHOWN])})",
+            out,
+            no_orig,
+            list(REQUIRED),
+        )
+
+    if "gold" in out.columns:
+        _check_gold(out)
+
+    order = list(allowed) if allowed is not None else _condition_order(out["condition"])
+    cond_rank = out["condition"].map({c: k for k, c in enumerate(order)}).to_numpy()
+    out = (
+        out.assign(_rank=cond_rank)
+        .sort_values(["item", "judge", "_rank"], kind="stable")
+        .drop(columns="_rank")
+        .reset_index(drop=True)
+    )
+    front = ["item", "judge", "condition", "logit", "p", "verdict"]
+    if "gold" in out.columns:
+        front.append("gold")
+    return out[front + [c for c in out.columns if c not in front]]
+
+
+def _condition_order(conditions: pd.Series) -> list[str]:
+    present = list(pd.unique(conditions))
+    known = [c for c in CONDITIONS if c in present]
+    return known + sorted(c for c in present if c not in CONDITIONS)
+
+
+def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
+    """Return the canonical log-odds from ``logit`` and/or ``p``, checking both."""
+    m = None
+    if "logit" in out.columns:
+        m = pd.to_numeric(out["logit"], errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~np.isfinite(m)
+        if bad.any():
+            raise _fail("column 'logit' has NaN, infinite or non-numeric values", out, bad,
+                        [*REQUIRED, "logit"])
+    if "p" in out.columns:
+        p = pd.to_numeric(out["p"], errors="coerce").to_numpy(dtype=np.float64)
+        bad = ~((p >= 0) & (p <= 1))  # also catches NaN
+        if bad.any():
+            raise _fail("column 'p' has values outside [0, 1] or NaN", out, bad,
+                        [*REQUIRED, "p"])
+        if m is None:
+            with np.errstate(divide="ignore"):
+                m = logit(p)  # 0 -> -inf, 1 -> +inf: clipped to +-20 by the caller
+        else:
+            mismatch = np.abs(expit(m) - p) > _P_LOGIT_ATOL
+            if mismatch.any():
+                raise _fail("columns 'logit' and 'p' disagree (p != sigmoid(logit))", out,
+                            mismatch, [*REQUIRED, "logit", "p"])
+    return m
+
+
+def _check_gold(out: pd.DataFrame) -> None:
+    gold = out["gold"].astype(object)
+    bad = ~gold.isin(["A", "B"]).to_numpy()
+    if bad.any():
+        values = sorted({repr(v) for v in gold[bad]})
+        raise _fail(f"column 'gold' must be 'A' or 'B', found {', '.join(values)}", out, bad,
+                    [*REQUIRED, "gold"])
+    n_gold = out.groupby("item", sort=False)["gold"].transform("nunique").to_numpy()
+    differing = n_gold > 1
+    if differing.any():
+        raise _fail("column 'gold' differs within one item", out, differing, [*REQUIRED, "gold"])
+    out["gold"] = gold.astype(str).astype(object)
+
+
+def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS) -> pd.DataFrame:
+    """Read a panel from csv, parquet or jsonl (by extension) and validate it.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        ``.csv``, ``.parquet`` / ``.pq`` or ``.jsonl`` / ``.ndjson`` file.
+    conditions : tuple of str or None
+        Passed to :func:`validate_panel`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The validated panel.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"panel file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        df = pd.read_csv(path)
+    elif suffix in (".parquet", ".pq"):
+        df = pd.read_parquet(path)
+    elif suffix in (".jsonl", ".ndjson"):
+        df = pd.read_json(path, lines=True)
+    else:
+        raise PanelError(
+            f"unsupported panel file type {suffix!r} for {path}; use .csv, .parquet or .jsonl"
+        )
+    return validate_panel(df, conditions=conditions)
+
+
+def save_panel(panel: pd.DataFrame, path: str | Path) -> Path:
+    """Write a panel as csv, parquet or jsonl (by extension); the inverse of :func:`load_panel`."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        panel.to_csv(path, index=False)
+    elif suffix in (".parquet", ".pq"):
+        panel.to_parquet(path, index=False)
+    elif suffix in (".jsonl", ".ndjson"):
+        panel.to_json(path, orient="records", lines=True)
+    else:
+        raise PanelError(f"unsupported panel file type {suffix!r}; use .csv, .parquet or .jsonl")
+    return path
+
+
+def to_wide(panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> pd.DataFrame:
+    """Pivot one condition of a panel to an item x judge table (NaN where a cell is missing)."""
+    sub = panel.loc[panel["condition"] == condition]
+    if sub.empty:
+        raise PanelError(f"no rows with condition {condition!r} in the panel")
+    wide = sub.pivot(index="item", columns="judge", values=value)
+    wide.columns.name = "judge"
+    return wide.sort_index()
+
+
+def to_long(wide: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> pd.DataFrame:
+    """Melt an item x judge table back to the long panel shape (missing cells are skipped).
+
+    Returns the *unvalidated* long rows ``item, judge, condition, <value>``; pass them
+    through :func:`validate_panel` (after adding ``gold`` if needed).
+    """
+    long = wide.rename_axis(index="item", columns="judge").stack().rename(value).reset_index()
+    long.insert(2, "condition", condition)
+    return long
+
+
+def verdicts(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
+    """Binary verdicts (1.0 = A wins, 0.0 = B) as an item x judge table, NaN where missing."""
+    return to_wide(panel, value="verdict", condition=condition).astype(np.float64)
+
+
+def gold_labels(panel: pd.DataFrame) -> pd.Series:
+    """Gold labels by item: 1 if ``"A"`` else 0 (int8). Raises if the panel has no gold."""
+    if "gold" not in panel.columns:
+        raise PanelError("the panel has no 'gold' column")
+    gold = panel.drop_duplicates("item").set_index("item")["gold"].sort_index()
+    return (gold == "A").astype(np.int8).rename("gold")
+
+
+def encode_panel(panel: pd.DataFrame) -> PanelArrays:
+    """Integer codes for items, judges and conditions of a validated panel.
+
+    ``cond_idx == 0`` is ``"original"`` (validation guarantees it is present).
+    """
+    items = pd.Index(np.sort(pd.unique(panel["item"])), name="item")
+    judges = pd.Index(sorted(pd.unique(panel["judge"])), name="judge")
+    conditions = tuple(_condition_order(panel["condition"]))
+    item_idx = items.get_indexer(panel["item"])
+    judge_idx = judges.get_indexer(panel["judge"])
+    cond_idx = pd.Index(conditions).get_indexer(panel["condition"])
+    return PanelArrays(
+        items=items,
+        judges=judges,
+        conditions=conditions,
+        item_idx=item_idx.astype(np.intp),
+        judge_idx=judge_idx.astype(np.intp),
+        cond_idx=cond_idx.astype(np.intp),
+        logit=panel["logit"].to_numpy(dtype=np.float64),
+        p=panel["p"].to_numpy(dtype=np.float64),
+    )

@@ -1,0 +1,218 @@
+"""Execute the book's jupytext notebooks with papermill and assemble the Jupyter Book.
+
+The notebooks in ``notebooks/`` are MyST markdown (jupytext). Each has a cell tagged
+``parameters`` holding the full-run defaults, and declares the small parameters used by
+the tests in its front matter (``judgerisk: test_parameters: {...}``).
+
+``python -m judgerisk.runbook [NOTEBOOK ...] --profile small|default``
+executes the given notebooks (all of ``notebooks/*.md`` by default) into
+``_build/executed/<profile>/`` — never back into ``notebooks/`` — and
+``--build-book`` then stages the executed copies with ``book/``, ``_config.yml`` and
+``_toc.yml`` and runs ``jupyter-book build`` with warnings as errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+__all__ = [
+    "REPO_ROOT",
+    "notebook_paths",
+    "test_parameters",
+    "execute",
+    "stage_book",
+    "build_book",
+    "main",
+]
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PROFILES = ("small", "default")
+
+
+def notebook_paths(root: Path = REPO_ROOT) -> list[Path]:
+    """The chapter sources ``notebooks/*.md``, in file-name order."""
+    return sorted((root / "notebooks").glob("[0-9]*.md"))
+
+
+def _read(md_path: Path):
+    import jupytext
+
+    return jupytext.read(md_path)
+
+
+def test_parameters(md_path: Path) -> dict:
+    """The small parameters a chapter declares for the tests (front matter)."""
+    meta = _read(md_path).metadata.get("judgerisk", {})
+    return dict(meta.get("test_parameters", {}))
+
+
+def execute(
+    md_path: str | Path,
+    out_dir: str | Path | None = None,
+    profile: str = "small",
+    parameters: dict | None = None,
+    cwd: str | Path | None = None,
+) -> tuple[Path, float]:
+    """Run one MyST notebook with papermill and write the executed ``.ipynb``.
+
+    Parameters
+    ----------
+    md_path : path-like
+        The jupytext MyST notebook.
+    out_dir : path-like, optional
+        Folder for the executed copy; default ``_build/executed/<profile>``.
+    profile : {"small", "default"}
+        ``small`` injects the notebook's ``test_parameters``; ``default`` keeps the
+        parameters cell as written.
+    parameters : dict, optional
+        Extra parameters injected on top of the profile's.
+    cwd : path-like, optional
+        Working directory of the kernel (default: the notebook's folder).
+
+    Returns
+    -------
+    (pathlib.Path, float)
+        The executed notebook and the seconds it took.
+    """
+    import papermill
+
+    if profile not in PROFILES:
+        raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
+    md_path = Path(md_path).resolve()
+    out_dir = Path(out_dir) if out_dir else REPO_ROOT / "_build" / "executed" / profile
+    out_dir.mkdir(parents=True, exist_ok=True)
+    params = test_parameters(md_path) if profile == "small" else {}
+    params.update(parameters or {})
+    nb = _read(md_path)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    out = out_dir / f"{md_path.stem}.ipynb"
+    start = time.perf_counter()
+    papermill.execute_notebook(
+        nb,
+        str(out),
+        parameters=params,
+        kernel_name="python3",
+        cwd=str(cwd or md_path.parent),
+        progress_bar=False,
+        report_mode=False,
+    )
+    return out, time.perf_counter() - start
+
+
+def stage_book(executed_dir: Path, stage_dir: Path, root: Path = REPO_ROOT) -> Path:
+    """Lay out a buildable book: config, toc, ``book/`` pages and executed notebooks."""
+    if stage_dir.exists():
+        shutil.rmtree(stage_dir)
+    stage_dir.mkdir(parents=True)
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy2(root / name, stage_dir / name)
+    shutil.copytree(root / "book", stage_dir / "book")
+    (stage_dir / "notebooks").mkdir()
+    sources = {p.stem for p in notebook_paths(root)}
+    missing = sorted(s for s in sources if not (executed_dir / f"{s}.ipynb").exists())
+    if missing:
+        raise FileNotFoundError(f"notebooks not executed yet (run them first): {missing}")
+    for stem in sources:
+        shutil.copy2(executed_dir / f"{stem}.ipynb", stage_dir / "notebooks" / f"{stem}.ipynb")
+    return stage_dir
+
+
+def mathjax_dir() -> Path:
+    """The MathJax 3 ``es5`` bundle shipped by the PyPI package ``django-static-mathjax``.
+
+    (It installs a plain ``mathjax`` package with the static files and no Django
+    dependency; it is part of the ``book`` extra.)
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            "no local MathJax: pip install 'django-static-mathjax==3.2.2.1' (the book extra)"
+        )
+    es5 = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
+    if not (es5 / "tex-chtml.js").exists():
+        raise FileNotFoundError(f"MathJax bundle incomplete: {es5 / 'tex-chtml.js'} is missing")
+    return es5
+
+
+def _copy_mathjax(stage_dir: Path) -> None:
+    """Serve MathJax 3 from the book itself (``_static/mathjax``): formulas render offline."""
+    shutil.copytree(mathjax_dir(), stage_dir / "_mathjax" / "mathjax")
+
+
+def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path = REPO_ROOT) -> Path:
+    """Stage and build the HTML book with ``jupyter-book build -W -n --keep-going``.
+
+    Returns the path of the built ``index.html``. Raises ``RuntimeError`` (with the
+    build log's tail) when the build fails or a warning is raised.
+    """
+    stage = root / "_build" / "site-src"
+    stage_book(Path(executed_dir), stage, root)
+    _copy_mathjax(stage)
+    cmd = [
+        sys.executable, "-m", "jupyter_book", "build", "-W", "-n", "--keep-going",
+        "--config", str(stage / "_config.yml"), str(stage),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=stage)
+    if proc.returncode != 0:
+        raise RuntimeError(
+            f"jupyter-book build failed (exit {proc.returncode}):\n{proc.stdout[-4000:]}\n"
+            f"{proc.stderr[-4000:]}"
+        )
+    html = stage / "_build" / "html"
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        shutil.copytree(html, out_dir)
+        html = out_dir
+    index = html / "index.html"
+    if not index.exists():
+        raise RuntimeError(f"the build reported success but {index} is missing")
+    return index
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m judgerisk.runbook",
+        description="Execute the book's notebooks with papermill and build the Jupyter Book.",
+    )
+    parser.add_argument("notebooks", nargs="*", type=Path,
+                        help="notebooks/*.md to run (default: all)")
+    parser.add_argument("--profile", choices=PROFILES, default="small",
+                        help="small: the notebooks' test parameters; default: full run")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="folder for executed notebooks (default _build/executed/<profile>)")
+    parser.add_argument("--build-book", action="store_true",
+                        help="after executing, build the HTML book from the executed copies")
+    parser.add_argument("--html-out", type=Path, default=None,
+                        help="copy the built HTML here (default: _build/html-<profile>)")
+    parser.add_argument("--skip-execute", action="store_true",
+                        help="only build the book from notebooks executed earlier")
+    args = parser.parse_args(argv)
+    out_dir = args.out or REPO_ROOT / "_build" / "executed" / args.profile
+    paths = args.notebooks or notebook_paths()
+    total = 0.0
+    if not args.skip_execute:
+        for path in paths:
+            _, seconds = execute(path, out_dir, profile=args.profile)
+            total += seconds
+            print(f"executed {path.name:40s} {seconds:7.1f} s", flush=True)
+        print(f"all notebooks: {total:.1f} s", flush=True)
+    if args.build_book:
+        start = time.perf_counter()
+        html_out = args.html_out or REPO_ROOT / "_build" / f"html-{args.profile}"
+        index = build_book(out_dir, html_out)
+        print(f"book built in {time.perf_counter() - start:.1f} s: {index}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,340 @@
+"""Simulated judge panels: the embedded default data of the book and the tests.
+
+The generative story extends the latent measurement model (METHODS §2) with the
+mechanisms that make real panels wrong, so that every analysis in judgerisk can be
+demonstrated end to end without downloading anything. Simulated data demonstrate
+*mechanics*; they are not evidence about real judges.
+
+For item i, judge j and condition c (canonical orientation, ``s_c = +1`` when answer A
+is shown first and ``-1`` after an order swap)::
+
+    m_ijc = a_j q_i + b_j + delta_c + kappa_jc          (the LMM part)
+            + s_c tau_ij                                 (item-level order sensitivity)
+            + eta_{i, r(c)}                              (item-level rubric sensitivity)
+            + sigma_j * w_i * eps_ijc,   eps ~ N(0, 1)   (judge noise, boosted on hard items)
+
+``kappa`` includes each judge's position bias ``beta_j`` (first-shown answer favoured),
+which the LMM absorbs as ``b_j + beta_j`` and ``kappa_jc = -2 beta_j`` on swapped
+conditions. ``q_i`` has the sign of the gold answer except on *consensus-wrong* items,
+where the whole panel leans the wrong way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from judgerisk.panel import CONDITIONS, ORIGINAL, validate_panel
+
+__all__ = ["Panel", "SimulationTruth", "simulate_panel", "simulate_pairs", "DEFAULT_KNOBS"]
+
+#: Default values of every knob of :func:`simulate_panel` (documented there).
+DEFAULT_KNOBS: dict[str, float] = {
+    "gold_a_rate": 0.5,
+    "q_location": 1.0,
+    "q_spread": 0.6,
+    "ambiguous_rate": 0.15,
+    "ambiguous_max": 0.6,
+    "consensus_wrong_rate": 0.08,
+    "wrong_strength": 0.7,
+    "order_sensitive_rate": 0.15,
+    "order_sensitivity": 2.0,
+    "rubric_sensitive_rate": 0.12,
+    "rubric_sensitivity": 2.0,
+    "hard_item_boost": 3.0,
+    "hard_noise_boost": 1.6,
+    "judge_scale_sd": 0.35,
+    "judge_bias_sd": 0.25,
+    "judge_noise_low": 1.0,
+    "judge_noise_high": 3.2,
+    "position_bias_mean": 0.3,
+    "position_bias_sd": 0.3,
+    "condition_effect_sd": 0.2,
+    "kappa_sd": 0.15,
+    "n_spammers": 0,
+    "spammer_sd": 2.5,
+    "missing_rate": 0.0,
+}
+
+
+@dataclass(frozen=True)
+class SimulationTruth:
+    """The parameters a simulated panel was drawn from.
+
+    Attributes
+    ----------
+    q : pandas.Series
+        True latent preference by item (``q > 0`` favours the original answer A).
+    a, b, sigma : pandas.Series
+        Judge scale, bias (position bias on the original order included) and noise sd,
+        by judge, in the LMM's parametrisation.
+    delta : pandas.Series
+        Condition effect by condition (0 for ``original``).
+    kappa : pandas.DataFrame
+        Judge x condition interaction (0 for ``original``), position bias included.
+    items : pandas.DataFrame
+        By item: ``gold`` and the mechanism flags ``ambiguous``, ``consensus_wrong``,
+        ``order_sensitive``, ``rubric_sensitive``.
+    spammers : tuple of str
+        Judges whose logits ignore the item (their ``a`` is 0).
+    knobs : dict
+        Every knob value used.
+    """
+
+    q: pd.Series
+    a: pd.Series
+    b: pd.Series
+    sigma: pd.Series
+    delta: pd.Series
+    kappa: pd.DataFrame
+    items: pd.DataFrame
+    spammers: tuple[str, ...]
+    knobs: dict
+
+
+@dataclass(frozen=True)
+class Panel:
+    """A simulated panel: the long table (``data``) and what it was drawn from (``truth``)."""
+
+    data: pd.DataFrame
+    truth: SimulationTruth
+
+
+def _resolve_knobs(knobs: dict) -> dict:
+    unknown = sorted(set(knobs) - set(DEFAULT_KNOBS))
+    if unknown:
+        raise TypeError(f"unknown simulation knob(s) {unknown}; known: {sorted(DEFAULT_KNOBS)}")
+    out = {**DEFAULT_KNOBS, **knobs}
+    for name in ("ambiguous_rate", "consensus_wrong_rate", "order_sensitive_rate",
+                 "rubric_sensitive_rate", "missing_rate", "gold_a_rate"):
+        if not 0.0 <= out[name] <= 1.0:
+            raise ValueError(f"knob {name}={out[name]!r} must lie in [0, 1]")
+    if out["ambiguous_rate"] + out["consensus_wrong_rate"] > 1:
+        raise ValueError("ambiguous_rate + consensus_wrong_rate must not exceed 1")
+    if out["judge_noise_low"] <= 0 or out["judge_noise_high"] < out["judge_noise_low"]:
+        raise ValueError("need 0 < judge_noise_low <= judge_noise_high")
+    return out
+
+
+def _is_swapped(condition: str) -> bool:
+    return condition.startswith("swap")
+
+
+def _rubric_of(condition: str) -> str | None:
+    for rubric in ("rubric1", "rubric2"):
+        if condition.endswith(rubric):
+            return rubric
+    return None
+
+
+def simulate_panel(
+    n_items: int = 2000,
+    n_judges: int = 5,
+    conditions: tuple[str, ...] = CONDITIONS,
+    seed: int = 0,
+    **knobs: float,
+) -> Panel:
+    """Draw a judge panel from the latent measurement model plus failure mechanisms.
+
+    Parameters
+    ----------
+    n_items, n_judges : int
+        Panel size. Items are ``0 .. n_items-1``; judges ``"J1" .. "J<n>"``.
+    conditions : tuple of str
+        Conditions to simulate; must include ``"original"``. Names starting with
+        ``swap`` are order-swapped; names ending in ``rubric1`` / ``rubric2`` use that
+        alternative rubric.
+    seed : int
+        Seed of the only random generator used; same seed, same panel.
+    **knobs
+        Overrides of :data:`DEFAULT_KNOBS`:
+
+        - ``gold_a_rate``: share of items whose gold answer is A.
+        - ``q_location``, ``q_spread``: typical items have ``|q| ~ LogNormal(q_location,
+          q_spread)`` (median e^1 ≈ 2.7 logits at the default).
+        - ``ambiguous_rate``, ``ambiguous_max``: share of ambiguous items, whose
+          ``|q| ~ U(0, ambiguous_max)``.
+        - ``consensus_wrong_rate``, ``wrong_strength``: share of items where the latent
+          preference points to the wrong answer, with ``|q|`` scaled by
+          ``wrong_strength`` (many still reach high consensus).
+        - ``order_sensitive_rate``, ``order_sensitivity``: share of items with an
+          item x judge order effect ``tau_ij ~ N(0, order_sensitivity²)``.
+        - ``rubric_sensitive_rate``, ``rubric_sensitivity``: share of items whose
+          preference shifts under each alternative rubric by ``eta ~ N(0, .²)``.
+        - ``hard_item_boost``: consensus-wrong and ambiguous items are this many times
+          more likely to be order- or rubric-sensitive (capped at 1).
+        - ``hard_noise_boost``: noise multiplier on consensus-wrong items.
+        - ``judge_scale_sd``: ``log a_j ~ N(0, .²)``, re-centred so ``Σ log a_j = 0``.
+        - ``judge_bias_sd``: ``b_j ~ N(0, .²)``.
+        - ``judge_noise_low``, ``judge_noise_high``: ``sigma_j ~ U(low, high)``.
+        - ``position_bias_mean``, ``position_bias_sd``: first-shown answer bonus
+          ``beta_j ~ N(mean, sd²)``.
+        - ``condition_effect_sd``, ``kappa_sd``: ``delta_c`` and ``kappa_jc`` spreads.
+        - ``n_spammers``, ``spammer_sd``: the last judges ignore the item
+          (``m ~ N(b_j, spammer_sd²)``).
+        - ``missing_rate``: share of cells dropped at random (each item keeps at least one
+          original-condition cell).
+
+    Returns
+    -------
+    Panel
+        ``.data`` is the validated long panel with ``gold``; ``.truth`` the parameters.
+    """
+    k = _resolve_knobs(knobs)
+    conditions = tuple(conditions)
+    if ORIGINAL not in conditions:
+        raise ValueError(f"conditions must include {ORIGINAL!r}, got {conditions}")
+    if n_items < 1 or n_judges < 1:
+        raise ValueError("n_items and n_judges must be positive")
+    if not 0 <= k["n_spammers"] <= n_judges:
+        raise ValueError(f"n_spammers={k['n_spammers']} must lie in [0, n_judges]")
+    rng = np.random.default_rng(seed)
+    judges = [f"J{j + 1}" for j in range(n_judges)]
+    items = np.arange(n_items)
+
+    # --- items: gold, latent strength, mechanisms -------------------------------------
+    gold_a = rng.random(n_items) < k["gold_a_rate"]
+    kind = rng.random(n_items)
+    ambiguous = kind < k["ambiguous_rate"]
+    wrong = (kind >= k["ambiguous_rate"]) & (
+        kind < k["ambiguous_rate"] + k["consensus_wrong_rate"]
+    )
+    strength = rng.lognormal(k["q_location"], k["q_spread"], n_items)
+    strength = np.where(ambiguous, rng.uniform(0, k["ambiguous_max"], n_items), strength)
+    strength = np.where(wrong, k["wrong_strength"] * strength, strength)
+    sign = np.where(gold_a, 1.0, -1.0) * np.where(wrong, -1.0, 1.0)
+    q = sign * strength
+
+    hard = ambiguous | wrong
+    boost = np.where(hard, k["hard_item_boost"], 1.0)
+    order_sensitive = rng.random(n_items) < np.minimum(1, k["order_sensitive_rate"] * boost)
+    rubric_sensitive = rng.random(n_items) < np.minimum(1, k["rubric_sensitive_rate"] * boost)
+    noise_mult = np.where(wrong, k["hard_noise_boost"], 1.0)
+
+    # --- judges and conditions ----------------------------------------------------------
+    log_a = rng.normal(0, k["judge_scale_sd"], n_judges)
+    a = np.exp(log_a - log_a.mean())
+    n_spam = int(k["n_spammers"])
+    if n_spam:
+        a[n_judges - n_spam :] = 0.0
+    b = rng.normal(0, k["judge_bias_sd"], n_judges)
+    sigma = rng.uniform(k["judge_noise_low"], k["judge_noise_high"], n_judges)
+    sigma[a == 0] = k["spammer_sd"]
+    beta = rng.normal(k["position_bias_mean"], k["position_bias_sd"], n_judges)
+    n_cond = len(conditions)
+    swapped = np.array([_is_swapped(c) for c in conditions])
+    s_c = np.where(swapped, -1.0, 1.0)
+    delta = rng.normal(0, k["condition_effect_sd"], n_cond)
+    kappa_raw = rng.normal(0, k["kappa_sd"], (n_judges, n_cond))
+    is_orig = np.array([c == ORIGINAL for c in conditions])
+    delta[is_orig] = 0.0
+    kappa_raw[:, is_orig] = 0.0
+    # position bias in the LMM parametrisation: b_j + beta_j, kappa_jc - 2 beta_j if swapped
+    kappa = kappa_raw - 2.0 * beta[:, None] * swapped[None, :]
+    b_lmm = b + beta
+
+    rubric_names = ("rubric1", "rubric2")
+    eta = rng.normal(0, k["rubric_sensitivity"], (n_items, len(rubric_names)))
+    eta[~rubric_sensitive] = 0.0
+    rubric_col = np.array(
+        [rubric_names.index(r) if (r := _rubric_of(c)) else -1 for c in conditions]
+    )
+    tau = rng.normal(0, k["order_sensitivity"], (n_items, n_judges))
+    tau[~order_sensitive] = 0.0
+
+    # --- cells (item x judge x condition) ------------------------------------------------
+    eps = rng.standard_normal((n_items, n_judges, n_cond))
+    m = (
+        a[None, :, None] * q[:, None, None]
+        + b_lmm[None, :, None]
+        + delta[None, None, :]
+        + kappa[None, :, :]
+        + s_c[None, None, :] * tau[:, :, None]
+        + np.where(rubric_col >= 0, eta[:, np.maximum(rubric_col, 0)], 0.0)[:, None, :]
+        + sigma[None, :, None] * noise_mult[:, None, None] * eps
+    )
+    keep = np.ones(m.shape, dtype=bool)
+    if k["missing_rate"] > 0:
+        keep = rng.random(m.shape) >= k["missing_rate"]
+        orig = int(np.flatnonzero(is_orig)[0])
+        none_left = ~keep[:, :, orig].any(axis=1)
+        rescue = rng.integers(0, n_judges, n_items)
+        keep[np.flatnonzero(none_left), rescue[none_left], orig] = True
+
+    ii, jj, cc = np.nonzero(keep)
+    gold = np.where(gold_a, "A", "B")
+    data = pd.DataFrame(
+        {
+            "item": items[ii],
+            "judge": np.array(judges, dtype=object)[jj],
+            "condition": np.array(conditions, dtype=object)[cc],
+            "logit": m[ii, jj, cc],
+            "gold": gold[ii],
+        }
+    )
+    data = validate_panel(data, conditions=None)
+
+    truth = SimulationTruth(
+        q=pd.Series(q, index=pd.Index(items, name="item"), name="q"),
+        a=pd.Series(a, index=pd.Index(judges, name="judge"), name="a"),
+        b=pd.Series(b_lmm, index=pd.Index(judges, name="judge"), name="b"),
+        sigma=pd.Series(sigma, index=pd.Index(judges, name="judge"), name="sigma"),
+        delta=pd.Series(delta, index=pd.Index(conditions, name="condition"), name="delta"),
+        kappa=pd.DataFrame(
+            kappa,
+            index=pd.Index(judges, name="judge"),
+            columns=pd.Index(conditions, name="condition"),
+        ),
+        items=pd.DataFrame(
+            {
+                "gold": gold,
+                "ambiguous": ambiguous,
+                "consensus_wrong": wrong,
+                "order_sensitive": order_sensitive,
+                "rubric_sensitive": rubric_sensitive,
+            },
+            index=pd.Index(items, name="item"),
+        ),
+        spammers=tuple(judges[n_judges - n_spam :]) if n_spam else (),
+        knobs=k,
+    )
+    return Panel(data=data, truth=truth)
+
+
+def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame:
+    """One judge queried in both answer orders, drawn from the same model as the panels.
+
+    Parameters
+    ----------
+    n : int
+        Number of pairwise items.
+    seed : int
+        Random seed.
+    **knobs
+        As in :func:`simulate_panel` (a one-judge panel with conditions
+        ``original`` and ``swap``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item, logit_fwd, logit_rev, gold``: ``logit_fwd`` is the canonical log-odds
+        that A wins with A shown first, ``logit_rev`` the canonical log-odds after the
+        swap (log P(original A wins) - log P(original B wins), i.e. the judge's
+        ``log P("B") - log P("A")`` on the swapped prompt).
+    """
+    if knobs.get("missing_rate", 0):
+        raise ValueError("simulate_pairs needs both orders of every item: missing_rate must be 0")
+    panel = simulate_panel(n_items=n, n_judges=1, conditions=("original", "swap"), seed=seed,
+                           **knobs)
+    wide = panel.data.pivot(index="item", columns="condition", values="logit")
+    out = pd.DataFrame(
+        {
+            "item": wide.index.to_numpy(),
+            "logit_fwd": wide["original"].to_numpy(),
+            "logit_rev": wide["swap"].to_numpy(),
+            "gold": panel.truth.items["gold"].reindex(wide.index).to_numpy(),
+        }
+    )
+    return out
