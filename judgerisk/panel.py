@@ -123,8 +123,10 @@ def _rows_text(df: pd.DataFrame, mask: np.ndarray | pd.Series, columns: list[str
     mask = np.asarray(mask, dtype=bool)
     n_bad = int(mask.sum())
     shown = df.loc[mask, [c for c in columns if c in df.columns]].head(_MAX_ROWS_SHOWN)
-    lines = [f"  row {idx}: " + ", ".join(f"{c}={v!r}" for c, v in row.items()) for idx, row in
-             shown.iterrows()]
+    lines = [
+        f"  row {idx}: " + ", ".join(f"{c}={v!r}" for c, v in row.items())
+        for idx, row in shown.iterrows()
+    ]
     more = f"\n  ... and {n_bad - len(shown)} more" if n_bad > len(shown) else ""
     return f"{n_bad} offending row(s):\n" + "\n".join(lines) + more
 
@@ -133,7 +135,9 @@ def _fail(message: str, df: pd.DataFrame, mask, columns: list[str]) -> PanelErro
     return PanelError(f"{message}; {_rows_text(df, mask, columns)}")
 
 
-def validate_panel(df: pd.DataFrame, conditions: tuple[str, ...] | None = CONDITIONS) -> pd.DataFrame:
+def validate_panel(
+    df: pd.DataFrame, conditions: tuple[str, ...] | None = CONDITIONS
+) -> pd.DataFrame:
     """Check a panel table against the data contract and return a normalised copy.
 
     Parameters
@@ -249,22 +253,29 @@ def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
         m = pd.to_numeric(out["logit"], errors="coerce").to_numpy(dtype=np.float64)
         bad = ~np.isfinite(m)
         if bad.any():
-            raise _fail("column 'logit' has NaN, infinite or non-numeric values", out, bad,
-                        [*REQUIRED, "logit"])
+            raise _fail(
+                "column 'logit' has NaN, infinite or non-numeric values",
+                out,
+                bad,
+                [*REQUIRED, "logit"],
+            )
     if "p" in out.columns:
         p = pd.to_numeric(out["p"], errors="coerce").to_numpy(dtype=np.float64)
         bad = ~((p >= 0) & (p <= 1))  # also catches NaN
         if bad.any():
-            raise _fail("column 'p' has values outside [0, 1] or NaN", out, bad,
-                        [*REQUIRED, "p"])
+            raise _fail("column 'p' has values outside [0, 1] or NaN", out, bad, [*REQUIRED, "p"])
         if m is None:
             with np.errstate(divide="ignore"):
                 m = logit(p)  # 0 -> -inf, 1 -> +inf: clipped to +-20 by the caller
         else:
             mismatch = np.abs(expit(m) - p) > _P_LOGIT_ATOL
             if mismatch.any():
-                raise _fail("columns 'logit' and 'p' disagree (p != sigmoid(logit))", out,
-                            mismatch, [*REQUIRED, "logit", "p"])
+                raise _fail(
+                    "columns 'logit' and 'p' disagree (p != sigmoid(logit))",
+                    out,
+                    mismatch,
+                    [*REQUIRED, "logit", "p"],
+                )
     return m
 
 
@@ -273,8 +284,12 @@ def _check_gold(out: pd.DataFrame) -> None:
     bad = ~gold.isin(["A", "B"]).to_numpy()
     if bad.any():
         values = sorted({repr(v) for v in gold[bad]})
-        raise _fail(f"column 'gold' must be 'A' or 'B', found {', '.join(values)}", out, bad,
-                    [*REQUIRED, "gold"])
+        raise _fail(
+            f"column 'gold' must be 'A' or 'B', found {', '.join(values)}",
+            out,
+            bad,
+            [*REQUIRED, "gold"],
+        )
     n_gold = out.groupby("item", sort=False)["gold"].transform("nunique").to_numpy()
     differing = n_gold > 1
     if differing.any():

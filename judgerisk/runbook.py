@@ -89,8 +89,11 @@ def execute(
     params = test_parameters(md_path) if profile == "small" else {}
     params.update(parameters or {})
     nb = _read(md_path)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     out = out_dir / f"{md_path.stem}.ipynb"
     start = time.perf_counter()
     papermill.execute_notebook(
@@ -102,7 +105,23 @@ def execute(
         progress_bar=False,
         report_mode=False,
     )
+    _collapse_injected_parameters(out)
     return out, time.perf_counter() - start
+
+
+def _collapse_injected_parameters(ipynb: Path) -> None:
+    """Collapse papermill's injected-parameters cell in the book (kept, but folded)."""
+    import nbformat
+
+    nb = nbformat.read(ipynb, as_version=4)
+    changed = False
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if "injected-parameters" in tags and "hide-cell" not in tags:
+            cell.metadata["tags"] = [*tags, "hide-cell"]
+            changed = True
+    if changed:
+        nbformat.write(nb, ipynb)
 
 
 def stage_book(executed_dir: Path, stage_dir: Path, root: Path = REPO_ROOT) -> Path:
@@ -157,8 +176,14 @@ def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path = REP
     stage_book(Path(executed_dir), stage, root)
     _copy_mathjax(stage)
     cmd = [
-        sys.executable, "-m", "jupyter_book", "build", "-W", "-n", "--keep-going",
-        "--config", str(stage / "_config.yml"), str(stage),
+        str(Path(sys.executable).with_name("jupyter-book")),
+        "build",
+        "-W",
+        "-n",
+        "--keep-going",
+        "--config",
+        str(stage / "_config.yml"),
+        str(stage),
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=stage)
     if proc.returncode != 0:
@@ -184,18 +209,37 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m judgerisk.runbook",
         description="Execute the book's notebooks with papermill and build the Jupyter Book.",
     )
-    parser.add_argument("notebooks", nargs="*", type=Path,
-                        help="notebooks/*.md to run (default: all)")
-    parser.add_argument("--profile", choices=PROFILES, default="small",
-                        help="small: the notebooks' test parameters; default: full run")
-    parser.add_argument("--out", type=Path, default=None,
-                        help="folder for executed notebooks (default _build/executed/<profile>)")
-    parser.add_argument("--build-book", action="store_true",
-                        help="after executing, build the HTML book from the executed copies")
-    parser.add_argument("--html-out", type=Path, default=None,
-                        help="copy the built HTML here (default: _build/html-<profile>)")
-    parser.add_argument("--skip-execute", action="store_true",
-                        help="only build the book from notebooks executed earlier")
+    parser.add_argument(
+        "notebooks", nargs="*", type=Path, help="notebooks/*.md to run (default: all)"
+    )
+    parser.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default="small",
+        help="small: the notebooks' test parameters; default: full run",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="folder for executed notebooks (default _build/executed/<profile>)",
+    )
+    parser.add_argument(
+        "--build-book",
+        action="store_true",
+        help="after executing, build the HTML book from the executed copies",
+    )
+    parser.add_argument(
+        "--html-out",
+        type=Path,
+        default=None,
+        help="copy the built HTML here (default: _build/html-<profile>)",
+    )
+    parser.add_argument(
+        "--skip-execute",
+        action="store_true",
+        help="only build the book from notebooks executed earlier",
+    )
     args = parser.parse_args(argv)
     out_dir = args.out or REPO_ROOT / "_build" / "executed" / args.profile
     paths = args.notebooks or notebook_paths()

@@ -107,8 +107,14 @@ def _resolve_knobs(knobs: dict) -> dict:
     if unknown:
         raise TypeError(f"unknown simulation knob(s) {unknown}; known: {sorted(DEFAULT_KNOBS)}")
     out = {**DEFAULT_KNOBS, **knobs}
-    for name in ("ambiguous_rate", "consensus_wrong_rate", "order_sensitive_rate",
-                 "rubric_sensitive_rate", "missing_rate", "gold_a_rate"):
+    for name in (
+        "ambiguous_rate",
+        "consensus_wrong_rate",
+        "order_sensitive_rate",
+        "rubric_sensitive_rate",
+        "missing_rate",
+        "gold_a_rate",
+    ):
         if not 0.0 <= out[name] <= 1.0:
             raise ValueError(f"knob {name}={out[name]!r} must lie in [0, 1]")
     if out["ambiguous_rate"] + out["consensus_wrong_rate"] > 1:
@@ -198,9 +204,7 @@ def simulate_panel(
     gold_a = rng.random(n_items) < k["gold_a_rate"]
     kind = rng.random(n_items)
     ambiguous = kind < k["ambiguous_rate"]
-    wrong = (kind >= k["ambiguous_rate"]) & (
-        kind < k["ambiguous_rate"] + k["consensus_wrong_rate"]
-    )
+    wrong = (kind >= k["ambiguous_rate"]) & (kind < k["ambiguous_rate"] + k["consensus_wrong_rate"])
     strength = rng.lognormal(k["q_location"], k["q_spread"], n_items)
     strength = np.where(ambiguous, rng.uniform(0, k["ambiguous_max"], n_items), strength)
     strength = np.where(wrong, k["wrong_strength"] * strength, strength)
@@ -326,8 +330,9 @@ def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame
     """
     if knobs.get("missing_rate", 0):
         raise ValueError("simulate_pairs needs both orders of every item: missing_rate must be 0")
-    panel = simulate_panel(n_items=n, n_judges=1, conditions=("original", "swap"), seed=seed,
-                           **knobs)
+    panel = simulate_panel(
+        n_items=n, n_judges=1, conditions=("original", "swap"), seed=seed, **knobs
+    )
     wide = panel.data.pivot(index="item", columns="condition", values="logit")
     out = pd.DataFrame(
         {

@@ -1,0 +1,96 @@
+"""Descriptive summaries of a panel: judge accuracy, consensus and perturbation flips.
+
+These are the realised figures a reader checks first on any panel, simulated or real
+(METHODS §1, §6).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from judgerisk.panel import FAMILIES, ORIGINAL, gold_labels, verdicts
+
+__all__ = ["judge_accuracy", "consensus", "flip_rates", "panel_overview"]
+
+
+def judge_accuracy(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.Series:
+    """Share of items each judge gets right in one condition (verdict == gold).
+
+    Missing cells are left out of that judge's denominator; the count of items each
+    judge saw is in :func:`panel_overview`.
+    """
+    votes = verdicts(panel, condition)
+    gold = gold_labels(panel).reindex(votes.index)
+    correct = votes.eq(gold, axis=0).where(votes.notna())
+    return correct.mean().rename("accuracy")
+
+
+def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
+    """Per item: share of judges voting A, the majority share, and the high-consensus flag.
+
+    Returns
+    -------
+    pandas.DataFrame
+        By item: ``n_judges``, ``share_a`` (mean of the 0/1 verdicts),
+        ``consensus = max(share_a, 1 - share_a)`` and ``high_consensus``
+        (``consensus >= 0.8``, METHODS §6).
+    """
+    votes = verdicts(panel, condition)
+    share = votes.mean(axis=1)
+    cons = np.maximum(share, 1 - share)
+    return pd.DataFrame(
+        {
+            "n_judges": votes.notna().sum(axis=1),
+            "share_a": share,
+            "consensus": cons,
+            "high_consensus": cons >= 0.8,
+        }
+    )
+
+
+def flip_rates(panel: pd.DataFrame) -> pd.DataFrame:
+    """How often each judge's verdict flips between the two conditions of a family pair.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows ``family, pair, judge, n_pairs, flip_rate``: the share of items whose binary
+        verdict differs between conditions ``c`` and ``c'`` (both observed). Families
+        with no pair present are absent.
+    """
+    wide = panel.pivot_table(index=["item", "judge"], columns="condition", values="verdict")
+    rows = []
+    for family, pairs in FAMILIES.items():
+        for c, c_prime in pairs:
+            if c not in wide.columns or c_prime not in wide.columns:
+                continue
+            both = wide[[c, c_prime]].dropna()
+            flips = (both[c] != both[c_prime]).groupby(level="judge").agg(["size", "mean"])
+            for judge, (n, rate) in flips.iterrows():
+                rows.append((family, f"{c} vs {c_prime}", judge, int(n), float(rate)))
+    return pd.DataFrame(rows, columns=["family", "pair", "judge", "n_pairs", "flip_rate"])
+
+
+def panel_overview(panel: pd.DataFrame) -> pd.Series:
+    """Headline figures of a panel: sizes, missing cells, majority accuracy, consensus."""
+    cons = consensus(panel)
+    n_items = panel["item"].nunique()
+    n_judges = panel["judge"].nunique()
+    n_conditions = panel["condition"].nunique()
+    out = {
+        "items": n_items,
+        "judges": n_judges,
+        "conditions": n_conditions,
+        "cells": len(panel),
+        "missing cells": n_items * n_judges * n_conditions - len(panel),
+        "high-consensus share": float(cons["high_consensus"].mean()),
+    }
+    if "gold" in panel.columns:
+        gold = gold_labels(panel).reindex(cons.index)
+        majority = (cons["share_a"] > 0.5).astype(int)  # exact ties (share 0.5) count as B
+        wrong = majority != gold
+        out["majority accuracy"] = float(1 - wrong.mean())
+        out["high-consensus errors"] = int((wrong & cons["high_consensus"]).sum())
+        out["error rate at high consensus"] = float(wrong[cons["high_consensus"]].mean())
+    return pd.Series(out, name="value")

@@ -1,0 +1,1 @@
+"""Figure functions: every chart in the book and the reports is drawn here."""

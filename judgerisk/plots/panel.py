@@ -1,0 +1,74 @@
+"""Figures describing a panel: judge accuracy, consensus and perturbation flips."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from judgerisk.describe import consensus, flip_rates, judge_accuracy
+
+__all__ = ["plot_judge_accuracy", "plot_consensus", "plot_flip_rates", "plot_logit_by_condition"]
+
+
+def plot_judge_accuracy(panel: pd.DataFrame, ax=None):
+    """Bar chart of each judge's original-condition accuracy against gold."""
+    ax = ax or plt.subplots(figsize=(5, 3), layout="constrained")[1]
+    acc = judge_accuracy(panel).sort_values()
+    sns.barplot(x=acc.values, y=acc.index.astype(str), ax=ax, color="#4c72b0")
+    ax.axvline(0.5, color="grey", ls=":", lw=1)
+    ax.set(xlim=(0, 1), xlabel="accuracy (original condition)", ylabel="judge")
+    for y, v in enumerate(acc.values):
+        ax.text(v + 0.01, y, f"{v:.2f}", va="center", fontsize=8)
+    return ax
+
+
+def plot_consensus(panel: pd.DataFrame, ax=None):
+    """Items per consensus level (majority share), split by whether the majority is right."""
+    ax = ax or plt.subplots(figsize=(5, 3), layout="constrained")[1]
+    cons = consensus(panel)
+    level = cons["consensus"].round(2).rename("consensus")
+    if "gold" in panel.columns:
+        gold = panel.drop_duplicates("item").set_index("item")["gold"].reindex(cons.index)
+        majority = cons["share_a"].gt(0.5).map({True: "A", False: "B"})
+        outcome = (majority == gold).map({True: "majority right", False: "majority wrong"})
+        outcome = outcome.rename("outcome")
+        counts = pd.crosstab(level, outcome)
+        colors = [
+            {"majority right": "#55a868", "majority wrong": "#c44e52"}[c] for c in counts.columns
+        ]
+    else:
+        counts = level.value_counts().sort_index().to_frame("items")
+        colors = ["#4c72b0"]
+    counts.plot.bar(stacked=True, ax=ax, color=colors, width=0.8, rot=0)
+    ax.set(xlabel="majority share (≥ 0.8 = high consensus)", ylabel="items")
+    ax.legend(title=None)
+    return ax
+
+
+def plot_flip_rates(panel: pd.DataFrame, ax=None):
+    """Verdict flip rate per judge for the order and rubric perturbation families."""
+    ax = ax or plt.subplots(figsize=(6, 3), layout="constrained")[1]
+    flips = flip_rates(panel)
+    if flips.empty:
+        ax.text(0.5, 0.5, "no perturbation pairs in this panel", ha="center", va="center")
+        ax.set_axis_off()
+        return ax
+    per = flips.groupby(["family", "judge"], as_index=False).apply(
+        lambda g: pd.Series({"flip_rate": (g.flip_rate * g.n_pairs).sum() / g.n_pairs.sum()}),
+        include_groups=False,
+    )
+    sns.barplot(data=per, x="judge", y="flip_rate", hue="family", ax=ax)
+    ax.set(ylabel="share of verdicts that flip", xlabel="judge")
+    return ax
+
+
+def plot_logit_by_condition(panel: pd.DataFrame, ax=None):
+    """Distribution of canonical logits per condition (a first look at order effects)."""
+    ax = ax or plt.subplots(figsize=(6, 3), layout="constrained")[1]
+    sns.violinplot(
+        data=panel, x="condition", y="logit", ax=ax, cut=0, inner="quartile", color="#8172b2"
+    )
+    ax.set(ylabel="canonical logit  log P(A)/P(B)", xlabel="condition")
+    ax.tick_params(axis="x", rotation=30)
+    return ax

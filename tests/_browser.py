@@ -1,0 +1,126 @@
+"""Open a page in headless Chromium and inspect its live DOM over the DevTools protocol.
+
+Used by the book test to check, in a real browser, that MathJax typeset every formula and
+that every figure loaded. Talks to Chromium with tornado's websocket client (tornado
+ships with Jupyter), so no extra dependency is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--allow-file-access-from-files",
+    "--remote-debugging-port=0",
+]
+
+# Evaluated in the page once it has settled: what MathJax left and what the images did.
+PAGE_PROBE = """
+(() => {
+  const math = [...document.querySelectorAll('.math')];
+  const raw = math.filter(el => !el.querySelector('mjx-container'))
+                  .map(el => el.textContent.slice(0, 80));
+  const imgs = [...document.images].map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0}));
+  return JSON.stringify({
+    title: document.title,
+    n_math: math.length,
+    n_typeset: document.querySelectorAll('mjx-container').length,
+    raw_math: raw,
+    images: imgs,
+    mathjax_loaded: typeof window.MathJax !== 'undefined' && !!window.MathJax.startup,
+  });
+})()
+"""
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+async def _probe(ws_url: str, urls: list[str], settle_s: float) -> list[dict]:
+    from tornado.websocket import websocket_connect
+
+    conn = await websocket_connect(ws_url, max_message_size=64 * 2**20)
+    counter = 0
+
+    async def call(method: str, params: dict | None = None, session: str | None = None):
+        nonlocal counter
+        counter += 1
+        msg = {"id": counter, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        await conn.write_message(json.dumps(msg))
+        while True:
+            reply = json.loads(await conn.read_message())
+            if reply.get("id") == counter:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    results = []
+    target = await call("Target.createTarget", {"url": "about:blank"})
+    attached = await call(
+        "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
+    )
+    session = attached["sessionId"]
+    for url in urls:
+        await call("Page.navigate", {"url": url}, session)
+        deadline = time.monotonic() + settle_s
+        probe = {}
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+            value = await call(
+                "Runtime.evaluate", {"expression": PAGE_PROBE, "returnByValue": True}, session
+            )
+            probe = json.loads(value["result"]["value"])
+            settled = not probe["raw_math"] and all(i["ok"] for i in probe["images"])
+            if settled and probe["title"]:
+                break
+        probe["url"] = url
+        results.append(probe)
+    conn.close()
+    return results
+
+
+def inspect_pages(paths: list[Path], settle_s: float = 20.0) -> list[dict]:
+    """Load each HTML file in headless Chromium and return what :data:`PAGE_PROBE` saw."""
+    exe = chromium_path()
+    if exe is None:
+        raise FileNotFoundError("chromium is not installed (make test installs it)")
+    with tempfile.TemporaryDirectory() as profile:
+        proc = subprocess.Popen(
+            [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            port_file = Path(profile) / "DevToolsActivePort"
+            deadline = time.monotonic() + 30
+            while not port_file.exists() or len(port_file.read_text().splitlines()) < 2:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("chromium did not start its DevTools endpoint")
+                time.sleep(0.2)
+            port, browser_path = port_file.read_text().splitlines()[:2]
+            ws_url = f"ws://127.0.0.1:{port}{browser_path}"
+            urls = [Path(p).resolve().as_uri() for p in paths]
+            return asyncio.run(_probe(ws_url, urls, settle_s))
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
