@@ -184,8 +184,8 @@ def validate_panel(
         bad = out[col].isna().to_numpy()
         if bad.any():
             raise _fail(f"column '{col}' has missing values", out, bad, list(REQUIRED))
-    out["judge"] = out["judge"].astype(str).astype(object)
-    out["condition"] = out["condition"].astype(str).astype(object)
+    out["judge"] = _as_text(out["judge"])
+    out["condition"] = _as_text(out["condition"])
 
     allowed = tuple(conditions) if conditions is not None else None
     if allowed is not None:
@@ -207,12 +207,19 @@ def validate_panel(
     out["p"] = expit(out["logit"].to_numpy())
     out["verdict"] = (out["logit"].to_numpy() > 0).astype(np.int8)
 
-    dup = out.duplicated(list(REQUIRED), keep=False).to_numpy()
+    order = list(allowed) if allowed is not None else _condition_order(out["condition"])
+    item_code, items_sorted = pd.factorize(out["item"], sort=True)
+    judge_code, judges_sorted = pd.factorize(out["judge"], sort=True)
+    cond_code = pd.Index(order).get_indexer(out["condition"])
+    cell = (item_code * len(judges_sorted) + judge_code) * len(order) + cond_code
+    _, cell_group, counts = np.unique(cell, return_inverse=True, return_counts=True)
+    dup = counts[cell_group] > 1
     if dup.any():
         raise _fail("duplicate (item, judge, condition) cells", out, dup, [*REQUIRED, "logit"])
 
-    seen_original = out.loc[out["condition"] == ORIGINAL, "item"].unique()
-    no_orig = ~out["item"].isin(seen_original).to_numpy()
+    has_original = np.zeros(len(items_sorted), dtype=bool)
+    has_original[item_code[cond_code == order.index(ORIGINAL)]] = True
+    no_orig = ~has_original[item_code]
     if no_orig.any():
         items = pd.unique(out.loc[no_orig, "item"])
         raise _fail(
@@ -226,18 +233,20 @@ def validate_panel(
     if "gold" in out.columns:
         _check_gold(out)
 
-    order = list(allowed) if allowed is not None else _condition_order(out["condition"])
-    cond_rank = out["condition"].map({c: k for k, c in enumerate(order)}).to_numpy()
-    out = (
-        out.assign(_rank=cond_rank)
-        .sort_values(["item", "judge", "_rank"], kind="stable")
-        .drop(columns="_rank")
-        .reset_index(drop=True)
-    )
+    row_order = np.argsort(cell, kind="stable")
+    if not np.array_equal(row_order, np.arange(len(out))):
+        out = out.take(row_order).reset_index(drop=True)
     front = ["item", "judge", "condition", "logit", "p", "verdict"]
     if "gold" in out.columns:
         front.append("gold")
     return out[front + [c for c in out.columns if c not in front]]
+
+
+def _as_text(col: pd.Series) -> pd.Series:
+    """Column as Python strings in an object column (skipped when it already is one)."""
+    if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == "string":
+        return col
+    return col.astype(str).astype(object)
 
 
 def _condition_order(conditions: pd.Series) -> list[str]:
@@ -290,11 +299,11 @@ def _check_gold(out: pd.DataFrame) -> None:
             bad,
             [*REQUIRED, "gold"],
         )
-    n_gold = out.groupby("item", sort=False)["gold"].transform("nunique").to_numpy()
-    differing = n_gold > 1
+    first_gold = out.drop_duplicates("item").set_index("item")["gold"]
+    differing = out["gold"].to_numpy() != out["item"].map(first_gold).to_numpy()
     if differing.any():
         raise _fail("column 'gold' differs within one item", out, differing, [*REQUIRED, "gold"])
-    out["gold"] = gold.astype(str).astype(object)
+    out["gold"] = _as_text(gold)
 
 
 def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS) -> pd.DataFrame:
