@@ -1,0 +1,100 @@
+"""Figures for selective judging: reliability diagrams and risk / coverage curves over alpha."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from judgerisk.selection_metrics import reliability_table
+
+__all__ = ["reliability_diagrams", "risk_coverage_curves"]
+
+
+def reliability_diagrams(signals: dict, correct, n_bins: int = 10, title: str | None = None):
+    """One reliability diagram per confidence signal.
+
+    Parameters
+    ----------
+    signals : dict of name -> confidence array (or an object with a ``confidence`` attribute)
+    correct : array-like of bool
+        Whether each verdict is right (per signal: a dict of arrays, or one shared array).
+    n_bins : int, default 10
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars = accuracy per bin, dots = mean confidence, dashed diagonal = perfect calibration;
+        bar labels give the bin counts.
+    """
+    names = list(signals)
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(3.6 * len(names), 3.4), squeeze=False, sharey=True
+    )
+    for ax, name in zip(axes[0], names, strict=True):
+        conf = getattr(signals[name], "confidence", signals[name])
+        corr = correct[name] if isinstance(correct, dict) else correct
+        tab = reliability_table(conf, corr, n_bins)
+        used = tab[tab["n"] > 0]
+        width = 1.0 / n_bins
+        bars = ax.bar(
+            used["lower"] + width / 2,
+            used["accuracy"],
+            width=width * 0.9,
+            color="tab:blue",
+            alpha=0.7,
+            label="accuracy",
+        )
+        ax.bar_label(bars, labels=used["n"].astype(str).tolist(), fontsize=7)
+        ax.plot(
+            used["confidence"],
+            used["confidence"],
+            "o",
+            color="tab:orange",
+            ms=4,
+            label="mean confidence",
+        )
+        ax.plot([0, 1], [0, 1], "--", color="grey", lw=1)
+        ax.set(xlim=(0, 1), ylim=(0, 1.08), xlabel="confidence", title=name)
+    axes[0, 0].set_ylabel("accuracy in bin")
+    axes[0, 0].legend(loc="upper left", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def risk_coverage_curves(summary: pd.DataFrame, methods=None, title: str | None = None):
+    """Mean risk (FDP) and coverage against alpha with ±1 standard deviation bands.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Output of :func:`judgerisk.protocol.summarize_protocol` (index: method, alpha).
+    methods : sequence of str, optional
+        Methods to draw (default: all in ``summary``).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: risk vs alpha with the target line risk = alpha; right: coverage vs alpha.
+    """
+    methods = list(methods or summary.index.get_level_values("method").unique())
+    fig, (ax_r, ax_c) = plt.subplots(1, 2, figsize=(9, 3.6))
+    alphas = np.unique(summary.index.get_level_values("alpha"))
+    for m in methods:
+        s = summary.loc[m]
+        for ax, col in ((ax_r, "risk"), (ax_c, "coverage")):
+            mean, sd = s[f"{col}_mean"], s[f"{col}_std"].fillna(0.0)
+            (line,) = ax.plot(s.index, mean, marker="o", ms=3, label=m)
+            ax.fill_between(s.index, mean - sd, mean + sd, color=line.get_color(), alpha=0.15)
+    ax_r.plot(alphas, alphas, "k--", lw=1, label="target α")
+    ax_r.set(xlabel="α", ylabel="test risk (FDP), mean ± 1 sd")
+    ax_c.set(xlabel="α", ylabel="coverage, mean ± 1 sd", ylim=(-0.02, 1.02))
+    ax_r.legend(fontsize=8)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,286 @@
+"""Metrics for single-judge uncertainty and selective judging (METHODS §7).
+
+Two families:
+
+* **uncertainty quality** of a confidence score for the judge's own verdict — accuracy,
+  expected calibration error (ECE, equal-width bins), AUROC and AUPRC of the confidence for
+  *correctness* (the positive class is "the verdict is right");
+* **selection quality** of an accept / abstain decision — coverage and the false-discovery
+  proportion (FDP, the error rate among accepted verdicts; 0 when nothing is accepted).
+
+References
+----------
+METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (Appendix B.2);
+Naeini, Cooper & Hauskrecht (2015), "Obtaining well calibrated probabilities using Bayesian
+binning" (ECE).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+__all__ = [
+    "as_binary",
+    "errors_of",
+    "accuracy",
+    "ece",
+    "reliability_table",
+    "auroc_correct",
+    "auprc_correct",
+    "coverage",
+    "fdp",
+    "uncertainty_metrics",
+]
+
+
+def _bad(values: np.ndarray, mask: np.ndarray) -> str:
+    rows = np.flatnonzero(mask)
+    shown = ", ".join(f"{r}: {values[r]!r}" for r in rows[:10])
+    more = f" (+{rows.size - 10} more)" if rows.size > 10 else ""
+    return f"rows {shown}{more}"
+
+
+def as_binary(values, name: str = "labels") -> np.ndarray:
+    """Coerce labels to an ``int8`` array with 1 = answer A, 0 = answer B.
+
+    Parameters
+    ----------
+    values : array-like
+        ``"A"`` / ``"B"`` strings, booleans, or the integers 0 / 1.
+    name : str
+        Name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray of int8
+
+    Raises
+    ------
+    ValueError
+        Naming up to ten offending positions when a value is none of the above.
+    """
+    arr = np.asarray(values.to_numpy() if isinstance(values, pd.Series) else values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind in "biuf":
+        num = arr.astype(np.float64)
+        bad = ~((num == 0) | (num == 1))
+        out = np.where(bad, -1, num).astype(np.int8)
+    else:
+        out = np.where(arr == "A", 1, np.where(arr == "B", 0, -1)).astype(np.int8)
+        bad = out < 0
+    if bad.any():
+        raise ValueError(f"{name} must be 'A'/'B' or 0/1; bad values at {_bad(arr, bad)}")
+    return out
+
+
+def errors_of(preds, gold) -> np.ndarray:
+    """Error indicators :math:`E_i = 1[\\hat y_i \\ne y^*_i]` as a boolean array.
+
+    Parameters
+    ----------
+    preds, gold : array-like
+        Predictions and gold labels, each ``"A"``/``"B"`` or 1/0 (1 = A).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+    """
+    p, g = as_binary(preds, "preds"), as_binary(gold, "gold")
+    if p.shape != g.shape:
+        raise ValueError(f"preds has {p.size} entries but gold has {g.size}")
+    return p != g
+
+
+def _as_float(values, name: str, lo: float | None = None, hi: float | None = None) -> np.ndarray:
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if lo is not None:
+        bad |= arr < lo
+    if hi is not None:
+        bad |= arr > hi
+    if bad.any():
+        rng = "" if lo is None else f" in [{lo}, {hi}]"
+        raise ValueError(f"{name} must be finite{rng}; bad values at {_bad(arr, bad)}")
+    return arr
+
+
+def _as_bool(values, name: str) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype == bool:
+        return arr
+    num = np.asarray(arr, dtype=np.float64)
+    bad = ~((num == 0) | (num == 1))
+    if bad.any():
+        raise ValueError(f"{name} must be boolean or 0/1; bad values at {_bad(num, bad)}")
+    return num.astype(bool)
+
+
+def _pair(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
+    c = _as_float(confidence, "confidence", 0.0, 1.0)
+    y = _as_bool(correct, "correct")
+    if c.shape != y.shape:
+        raise ValueError(f"confidence has {c.size} entries but correct has {y.size}")
+    if c.size == 0:
+        raise ValueError("confidence is empty")
+    return c, y
+
+
+def accuracy(preds, gold) -> float:
+    """Share of verdicts equal to the gold label, :math:`\\frac1N\\sum_i 1[\\hat y_i = y^*_i]`."""
+    return float(1.0 - errors_of(preds, gold).mean())
+
+
+def _bin_index(c: np.ndarray, n_bins: int) -> np.ndarray:
+    # bins ((m-1)/M, m/M], with confidence 0 in the first bin
+    return np.clip(np.ceil(c * n_bins).astype(np.intp) - 1, 0, n_bins - 1)
+
+
+def reliability_table(confidence, correct, n_bins: int = 10) -> pd.DataFrame:
+    """Per-bin mean confidence and accuracy for a reliability diagram.
+
+    Parameters
+    ----------
+    confidence : array-like of float in [0, 1]
+        Confidence in the judge's own verdict.
+    correct : array-like of bool
+        Whether each verdict is right.
+    n_bins : int, default 10
+        Number of equal-width bins on [0, 1]; bin *m* is :math:`((m-1)/M, m/M]` (confidence 0
+        falls into the first bin).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bin: ``bin, lower, upper, n, confidence, accuracy, gap`` (NaN for empty bins).
+    """
+    if int(n_bins) < 1:
+        raise ValueError(f"n_bins must be >= 1, got {n_bins}")
+    c, y = _pair(confidence, correct)
+    idx = _bin_index(c, int(n_bins))
+    n = np.bincount(idx, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        conf = np.bincount(idx, weights=c, minlength=n_bins) / n
+        acc = np.bincount(idx, weights=y.astype(float), minlength=n_bins) / n
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    return pd.DataFrame(
+        {
+            "bin": np.arange(n_bins),
+            "lower": edges[:-1],
+            "upper": edges[1:],
+            "n": n,
+            "confidence": conf,
+            "accuracy": acc,
+            "gap": acc - conf,
+        }
+    )
+
+
+def ece(confidence, correct, n_bins: int = 10) -> float:
+    """Expected calibration error with equal-width bins.
+
+    Parameters
+    ----------
+    confidence : array-like of float in [0, 1]
+    correct : array-like of bool
+    n_bins : int, default 10
+        10 bins by default (METHODS §7); 15 is the other common choice.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    .. math:: \\mathrm{ECE} = \\sum_{m=1}^{M} \\frac{|B_m|}{N}\\,
+              \\bigl|\\mathrm{acc}(B_m) - \\mathrm{conf}(B_m)\\bigr|
+
+    with bins :math:`B_m = \\{i : (m-1)/M < c_i \\le m/M\\}`.
+    """
+    tab = reliability_table(confidence, correct, n_bins)
+    used = tab["n"].to_numpy() > 0
+    w = tab["n"].to_numpy()[used] / tab["n"].sum()
+    return float(np.sum(w * np.abs(tab["gap"].to_numpy()[used])))
+
+
+def _one_class(y: np.ndarray, what: str) -> bool:
+    if y.all() or not y.any():
+        warnings.warn(
+            f"{what} is undefined when every verdict is right or every verdict is "
+            "wrong; returning NaN",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return True
+    return False
+
+
+def auroc_correct(confidence, correct) -> float:
+    """AUROC of the confidence for correctness (``sklearn.metrics.roc_auc_score``).
+
+    Returns NaN with a warning when only one class is present.
+    """
+    c, y = _pair(confidence, correct)
+    return float("nan") if _one_class(y, "AUROC") else float(roc_auc_score(y, c))
+
+
+def auprc_correct(confidence, correct) -> float:
+    """AUPRC (average precision) of the confidence for correctness.
+
+    Uses ``sklearn.metrics.average_precision_score`` with "verdict right" as the positive class.
+    Returns NaN with a warning when only one class is present.
+    """
+    c, y = _pair(confidence, correct)
+    return float("nan") if _one_class(y, "AUPRC") else float(average_precision_score(y, c))
+
+
+def coverage(accepted) -> float:
+    """Share of items accepted, :math:`\\frac1n\\sum_i S_i`."""
+    a = _as_bool(accepted, "accepted")
+    if a.size == 0:
+        raise ValueError("accepted is empty")
+    return float(a.mean())
+
+
+def fdp(accepted, errors) -> float:
+    """False-discovery proportion of a selection (0 when nothing is accepted).
+
+    Notes
+    -----
+    .. math:: \\mathrm{FDP} = \\frac{\\sum_i S_i E_i}{\\max(1, \\sum_i S_i)}
+    """
+    a, e = _as_bool(accepted, "accepted"), _as_bool(errors, "errors")
+    if a.shape != e.shape:
+        raise ValueError(f"accepted has {a.size} entries but errors has {e.size}")
+    return float((a & e).sum() / max(1, int(a.sum())))
+
+
+def uncertainty_metrics(preds, gold, confidence, n_bins: int = 10) -> dict[str, float]:
+    """Accuracy, ECE, AUROC and AUPRC of one confidence signal (a Table-1 row).
+
+    Parameters
+    ----------
+    preds, gold : array-like
+        Verdicts and gold labels (``"A"``/``"B"`` or 1/0).
+    confidence : array-like of float in [0, 1]
+        Confidence in each verdict.
+    n_bins : int, default 10
+        ECE bins.
+
+    Returns
+    -------
+    dict with keys ``accuracy, ece, auroc, auprc``.
+    """
+    correct = ~errors_of(preds, gold)
+    return {
+        "accuracy": float(correct.mean()),
+        "ece": ece(confidence, correct, n_bins),
+        "auroc": auroc_correct(confidence, correct),
+        "auprc": auprc_correct(confidence, correct),
+    }
