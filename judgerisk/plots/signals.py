@@ -1,0 +1,209 @@
+"""Figures of the SCUR risk signals: one item's evidence, signal distributions, top risks."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "plot_item_walkthrough",
+    "plot_signal_distributions",
+    "plot_risk_reasons",
+    "plot_scur_by_outcome",
+]
+
+_SPLIT_COLORS = {"reference": "#4c72b0", "evaluation": "#dd8452"}
+_Z_COLORS = {"z_U": "#4c72b0", "z_C": "#55a868", "z_S": "#c44e52", "scur": "#333333"}
+_Z_LABELS = {"z_U": "$z^U$", "z_C": "$z^C$", "z_S": "$z^S$", "scur": "SCUR"}
+
+
+def _fmt_risk(v: float) -> str:
+    """Three decimals, or ``1-1.2e-05`` style when the value rounds to 1."""
+    return f"1-{1 - v:.1e}" if 0.9995 <= v < 1 else f"{v:.3f}"
+
+
+def _heatmap(frame: pd.DataFrame, ax, title: str) -> None:
+    """Judge x condition probabilities on a diverging scale centred at .5, annotated."""
+    values = frame.to_numpy(dtype=np.float64)
+    ax.imshow(np.ma.masked_invalid(values), cmap="RdBu_r", vmin=0, vmax=1, aspect="auto")
+    for (r, c), v in np.ndenumerate(values):
+        if not np.isnan(v):
+            color = "white" if abs(v - 0.5) > 0.3 else "black"
+            ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7, color=color)
+    ax.set_xticks(
+        range(values.shape[1]), [str(c) for c in frame.columns], rotation=35, ha="right", fontsize=8
+    )
+    ax.set_yticks(range(values.shape[0]), [str(j) for j in frame.index])
+    ax.set(title=title, xlabel="condition", ylabel="judge")
+
+
+def plot_item_walkthrough(explanation) -> plt.Figure:
+    """One item's responses, its held-out predictions, and its z's and SCUR.
+
+    Parameters
+    ----------
+    explanation : judgerisk.signals.ItemExplanation
+        Output of :func:`judgerisk.signals.explain`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: observed canonical P(original A wins), judge x condition. Middle: the
+        leave-one-judge-out predictions. Right: the item's z's and SCUR.
+    """
+    fig, axes = plt.subplots(
+        1, 3, figsize=(12, 3.4), layout="constrained", gridspec_kw={"width_ratios": [3, 3, 2]}
+    )
+    _heatmap(explanation.responses, axes[0], "observed $p_{ijc}$")
+    _heatmap(explanation.predicted, axes[1], r"held-out prediction $\hat p_{ijc}$")
+    keys = ["z_U", "z_C", "z_S", "scur"]
+    vals = explanation.scores.reindex(keys)
+    ax = axes[2]
+    ax.barh(
+        [_Z_LABELS[k] for k in keys],
+        vals.fillna(0).to_numpy(),
+        color=[_Z_COLORS[k] for k in keys],
+    )
+    for y, v in enumerate(vals.to_numpy()):
+        if np.isnan(v):
+            ax.text(0.02, y, "dropped", va="center", fontsize=8)
+        else:
+            ax.text(
+                max(v - 0.02, 0.2),
+                y,
+                _fmt_risk(v),
+                va="center",
+                ha="right",
+                fontsize=8,
+                color="white",
+            )
+    ax.invert_yaxis()
+    ax.set(xlim=(0, 1), title=f"item {explanation.item} ({explanation.split})")
+    fig.suptitle(explanation.reason, fontsize=9)
+    return fig
+
+
+def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
+    """Histograms of the raw signals (top) and of their reference-normalised z's (bottom).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :attr:`judgerisk.signals.ScurResult.table`; reference and evaluation items are
+        drawn in separate colours.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A component that is absent (all NaN) is shown as an empty, labelled panel.
+    """
+    top = ["U", "C", "S_order", "S_rubric"]
+    bottom = ["z_U", "z_C", "z_S", "scur"]
+    fig, axes = plt.subplots(2, 4, figsize=(13, 5.6), layout="constrained")
+    for ax, col in zip([*axes[0], *axes[1]], top + bottom, strict=True):
+        data = table.loc[table[col].notna(), [col, "split"]]
+        if data.empty:
+            ax.text(0.5, 0.5, f"{col}: absent or dropped", ha="center", va="center")
+            ax.set_axis_off()
+            continue
+        bins = np.linspace(0, 1, 21) if col in bottom else 30
+        for split, color in _SPLIT_COLORS.items():
+            x = data.loc[data["split"] == split, col]
+            if len(x):
+                ax.hist(
+                    x,
+                    bins=bins,
+                    color=color,
+                    alpha=0.55,
+                    density=True,
+                    label=split,
+                    histtype="stepfilled",
+                )
+        ax.set(title=col, ylabel="density" if col in ("U", "z_U") else None)
+    axes[0, 0].legend(fontsize=8)
+    fig.suptitle("raw signals (top) and their reference ECDF values z (bottom)", fontsize=10)
+    return fig
+
+
+def plot_risk_reasons(top: pd.DataFrame, ax=None):
+    """Grouped bars of z_U, z_C, z_S per item for a Table-2-like list of risky items.
+
+    Parameters
+    ----------
+    top : pandas.DataFrame
+        Output of :func:`judgerisk.signals.riskiest` (indexed by item, with ``z_U, z_C,
+        z_S, scur``).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = ax or plt.subplots(figsize=(7, 0.45 * len(top) + 1.2), layout="constrained")[1]
+    keys = ["z_U", "z_C", "z_S"]
+    y = np.arange(len(top))
+    h = 0.26
+    for k, key in enumerate(keys):
+        ax.barh(
+            y + (k - 1) * h,
+            top[key].fillna(0).to_numpy(),
+            height=h,
+            color=_Z_COLORS[key],
+            label=_Z_LABELS[key],
+        )
+    labels = [f"{i} (SCUR {_fmt_risk(s)})" for i, s in zip(top.index, top["scur"], strict=True)]
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.axvline(0.9, color="grey", ls=":", lw=1)
+    ax.set(xlim=(0, 1), xlabel="z (reference ECDF)", ylabel="item")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8, frameon=False)
+    return ax
+
+
+def plot_scur_by_outcome(scores: pd.Series, errors: pd.Series, rank: bool = False, ax=None):
+    """Distribution of a risk score for correct and wrong panel verdicts.
+
+    Parameters
+    ----------
+    scores : pandas.Series
+        Risk score by item (e.g. SCUR of the evaluation items).
+    errors : pandas.Series
+        1 where the panel verdict is wrong, by item (aligned on the index).
+    rank : bool, default False
+        Plot the score's percentile rank among the given items (ties averaged) instead
+        of the score; useful for SCUR, whose values crowd near 1.
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = ax or plt.subplots(figsize=(5.5, 3.2), layout="constrained")[1]
+    err = errors.reindex(scores.index)
+    if err.isna().any():
+        missing = list(scores.index[err.isna()][:10])
+        raise ValueError(f"errors has no value for item(s) {missing}")
+    name = scores.name or "risk score"
+    if rank:
+        scores = scores.rank(pct=True)
+        name = f"percentile rank of {name}"
+    bins = np.linspace(0, 1, 26)
+    for label, color, mask in (
+        ("verdict right", "#55a868", err.to_numpy() == 0),
+        ("verdict wrong", "#c44e52", err.to_numpy() == 1),
+    ):
+        x = scores.to_numpy()[mask]
+        if len(x):
+            ax.hist(
+                x,
+                bins=bins,
+                density=True,
+                alpha=0.6,
+                color=color,
+                label=f"{label} (n={len(x)})",
+                histtype="stepfilled",
+            )
+    ax.set(xlabel=name, ylabel="density", xlim=(0, 1))
+    ax.legend(fontsize=8)
+    return ax

@@ -1,0 +1,762 @@
+"""SCUR: per-item risk signals U, C, S of a judge panel and their noisy-OR combination.
+
+For a panel verdict on item *i* the three signals ask:
+
+* **U** — is the panel's pooled (held-out) preference ambiguous?
+* **C** — do the judges' responses disagree with what the panel structure predicts for them?
+* **S** — do the responses move when the answer order or the rubric is perturbed?
+
+Each raw signal is mapped through the empirical CDF of the *reference* items (frozen before
+any evaluation item is scored), and the three z's are combined by a noisy-OR into SCUR.
+No gold label is read anywhere in this module.
+
+Public API (stable; other modules code against it)
+--------------------------------------------------
+``binary_entropy(p, base=2) -> ndarray``
+
+``signal_u(predictions, conditions="original") -> Series "U" by item``
+    ``predictions`` is :meth:`LatentMeasurementModel.predict_loo` output (panel rows plus
+    ``q_loo, logit_hat, p_hat``); ``conditions`` is ``"original"`` or ``"all"``.
+``signal_c(predictions, kind="xent", sigma=None) -> Series "C" by item``
+    ``kind`` is ``"xent"`` or ``"residual"`` (then ``sigma`` = ``lmm.sigma_``, by judge).
+``signal_s(panel_or_predictions, kind="prob", lmm=None) -> DataFrame by item [S_order, S_rubric]``
+    A column is all-NaN when its family has no observed pair; ``kind="debiased"`` needs the
+    fitted ``lmm`` (``delta_``, ``kappa_``, ``sigma_``).
+``combine_scur(z) -> Series "scur"``
+    ``1 - prod max(1 - z, 1e-12)`` over the columns ``z_U, z_C, z_S`` present in ``z``.
+``scur_scores(panel, seed, splits=(0.5, 0.3, 0.2), c_kind="xent", s_kind="prob",
+u_conditions="original", lmm=None, lmm_params=None) -> ScurResult``
+``explain(result, item, panel=None) -> ItemExplanation`` (the paper's Table 2 for one item)
+``riskiest(result, n=10, split="evaluation", threshold=0.9) -> DataFrame`` (Table-2-like list)
+
+:class:`ScurResult` (frozen dataclass)
+    ``table``
+        DataFrame with a RangeIndex, one row per reference and evaluation item, sorted by
+        item, columns ``item, split, U, C, S_order, S_rubric, S, z_U, z_C, z_S_order,
+        z_S_rubric, z_S, scur``. ``S`` is the per-item maximum of the kept ``z_S_k``;
+        ``z_S`` its reference ECDF. A dropped component has NaN ``z``.
+    ``split``
+        Series by item over *all* items (fit items too): ``"fit"``, ``"reference"``,
+        ``"evaluation"`` (from :func:`judgerisk.splits.split_items`).
+    ``lmm``
+        The :class:`~judgerisk.lmm.LatentMeasurementModel` fitted on the fit items.
+    ``predictions``
+        ``lmm.predict_loo`` output for the reference and evaluation rows.
+    ``kept``
+        Tuple of kept components among ``("U", "C", "S_order", "S_rubric")``.
+    ``dropped``
+        Dict component -> reason (``"absent"`` or ``"constant on the reference split"``;
+        ``"S"`` appears when the maximum of the kept S components is constant).
+    ``combined``
+        Tuple of the z columns (among ``z_U, z_C, z_S``) that entered SCUR.
+    ``ecdfs``
+        Dict component -> :class:`~judgerisk.ecdf.FrozenECDF` (``"S"`` is the ECDF of the max).
+    ``settings``
+        Dict of the arguments (seed, splits, c_kind, s_kind, u_conditions).
+    ``scores(split=None)``
+        The table indexed by item, optionally restricted to ``"reference"`` /
+        ``"evaluation"``.
+
+References
+----------
+METHODS.md §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
+LLM-as-a-Judge" (risk signals U, C, S; reference normalisation; Table 2).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import entr
+
+from judgerisk.ecdf import FrozenECDF
+from judgerisk.panel import FAMILIES, ORIGINAL, validate_panel
+from judgerisk.splits import split_items
+
+__all__ = [
+    "COMPONENTS",
+    "Z_FLOOR",
+    "ScurResult",
+    "ItemExplanation",
+    "binary_entropy",
+    "signal_u",
+    "signal_c",
+    "signal_s",
+    "combine_scur",
+    "scur_scores",
+    "explain",
+    "riskiest",
+]
+
+#: The four raw components, in table order.
+COMPONENTS: tuple[str, ...] = ("U", "C", "S_order", "S_rubric")
+#: Floor of each complement 1 - z in the noisy-OR (METHODS §4).
+Z_FLOOR = 1e-12
+_Z_COLUMNS = ("z_U", "z_C", "z_S")
+_SIGNAL_NAMES = {"z_U": "ambiguity U", "z_C": "mismatch C", "z_S": "sensitivity S"}
+_PRED_COLUMNS = ("item", "judge", "condition", "logit", "p", "logit_hat", "p_hat")
+
+
+# --------------------------------------------------------------------------- helpers
+def binary_entropy(p, base: float = 2.0) -> np.ndarray:
+    """Binary entropy :math:`H(p) = -[p \\log p + (1-p) \\log(1-p)]`, with ``0 log 0 = 0``.
+
+    Parameters
+    ----------
+    p : array-like of float in [0, 1]
+    base : float, default 2
+        Logarithm base (2: bits, range [0, 1]; ``numpy.e``: nats).
+
+    Returns
+    -------
+    numpy.ndarray of float64
+    """
+    p = np.asarray(p, dtype=np.float64)
+    return (entr(p) + entr(1.0 - p)) / np.log(base)
+
+
+def _require(df: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{what} must be a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what} lacks column(s) {missing}; got columns {list(df.columns)}")
+
+
+def _item_codes(items: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    codes, uniques = pd.factorize(items, sort=True)
+    return codes, pd.Index(uniques, name="item")
+
+
+def _item_mean(codes: np.ndarray, n: int, values: np.ndarray, mask=None) -> np.ndarray:
+    """Mean of ``values`` per item code (over rows in ``mask``); NaN where an item has none."""
+    if mask is not None:
+        codes, values = codes[mask], values[mask]
+    total = np.bincount(codes, weights=values, minlength=n)
+    count = np.bincount(codes, minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def _as_judge_series(values, judges: pd.Index, name: str) -> np.ndarray:
+    """Per-row array of a by-judge parameter, raising when a judge is not covered."""
+    s = values if isinstance(values, pd.Series) else pd.Series(values)
+    missing = sorted(set(judges) - set(s.index.astype(str)))
+    if missing:
+        raise ValueError(f"{name} has no value for judge(s) {missing[:10]}")
+    s = pd.Series(s.to_numpy(dtype=np.float64), index=s.index.astype(str))
+    return s.reindex(judges).to_numpy()
+
+
+# --------------------------------------------------------------------------- signals
+def signal_u(predictions: pd.DataFrame, conditions: str = "original") -> pd.Series:
+    """Ambiguity of the pooled held-out preference, :math:`U_i = H_2(\\bar p_i)`.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        :meth:`LatentMeasurementModel.predict_loo` output: one row per observed cell with
+        ``item, judge, condition, p_hat`` (the leave-one-judge-out prediction).
+    conditions : {"original", "all"}, default "original"
+        Average :math:`\\hat p_{ijc}` over the original condition only (METHODS default
+        **[R]**) or over every observed condition.
+
+    Returns
+    -------
+    pandas.Series
+        ``U`` by item (sorted), in bits (range [0, 1]); NaN for an item without a cell in
+        the chosen conditions.
+
+    Notes
+    -----
+    :math:`\\bar p_i = \\operatorname{mean}_j \\hat p_{ij0}` and
+    :math:`U_i = -[\\bar p_i \\log_2 \\bar p_i + (1-\\bar p_i) \\log_2 (1-\\bar p_i)]`.
+    The entropy base does not change the ranking nor the ECDF.
+
+    References
+    ----------
+    METHODS.md §4 (U).
+    """
+    _require(predictions, ("item", "condition", "p_hat"), "predictions")
+    if conditions not in ("original", "all"):
+        raise ValueError(f"conditions must be 'original' or 'all', got {conditions!r}")
+    codes, items = _item_codes(predictions["item"])
+    mask = None
+    if conditions == "original":
+        mask = (predictions["condition"] == ORIGINAL).to_numpy()
+    pbar = _item_mean(codes, len(items), predictions["p_hat"].to_numpy(np.float64), mask)
+    return pd.Series(binary_entropy(pbar), index=items, name="U")
+
+
+def signal_c(predictions: pd.DataFrame, kind: str = "xent", sigma=None) -> pd.Series:
+    """Mismatch of the judges' responses with the held-out panel structure, :math:`C_i`.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        :meth:`LatentMeasurementModel.predict_loo` output with ``item, judge, p, logit,
+        logit_hat`` (``p``/``logit``: the judge's observed canonical response).
+    kind : {"xent", "residual"}, default "xent"
+        ``"xent"`` (METHODS default **[R]**): mean cross-entropy of the observed
+        probability against the prediction; ``"residual"``: mean squared standardised
+        log-odds residual.
+    sigma : pandas.Series, optional
+        Residual scale by judge (``lmm.sigma_``); required for ``kind="residual"``.
+
+    Returns
+    -------
+    pandas.Series
+        ``C`` by item (sorted).
+
+    Notes
+    -----
+    With :math:`\\ell = \\operatorname{logit} \\hat p_{ijc}` and the mean over the item's
+    observed cells :math:`(j, c) \\in O_i`:
+
+    .. math::
+
+        C_i^{\\mathrm{xent}} = \\operatorname{mean}_{O_i}
+            -[p_{ijc} \\log \\hat p_{ijc} + (1-p_{ijc}) \\log(1-\\hat p_{ijc})],
+        \\qquad
+        C_i^{\\mathrm{res}} = \\operatorname{mean}_{O_i}
+            \\left(\\frac{m_{ijc} - \\ell_{ijc}}{\\sigma_j}\\right)^2 .
+
+    The cross-entropy is computed from the logit as
+    :math:`p\\,\\mathrm{softplus}(-\\ell) + (1-p)\\,\\mathrm{softplus}(\\ell)`, so it stays
+    finite for extreme predictions. It is raised both by a mismatch and by a judge's own
+    uncertainty (:math:`p` near .5), as the paper notes.
+
+    References
+    ----------
+    METHODS.md §4 (C).
+    """
+    if kind not in ("xent", "residual"):
+        raise ValueError(f"kind must be 'xent' or 'residual', got {kind!r}")
+    _require(predictions, ("item", "judge", "p", "logit", "logit_hat"), "predictions")
+    codes, items = _item_codes(predictions["item"])
+    ell = predictions["logit_hat"].to_numpy(np.float64)
+    if kind == "xent":
+        p = predictions["p"].to_numpy(np.float64)
+        cell = p * np.logaddexp(0.0, -ell) + (1.0 - p) * np.logaddexp(0.0, ell)
+    else:
+        if sigma is None:
+            raise ValueError(
+                "kind='residual' needs sigma, the residual scale by judge (lmm.sigma_)"
+            )
+        jcodes, judges = pd.factorize(predictions["judge"])
+        sig = _as_judge_series(sigma, pd.Index(judges), "sigma")
+        if np.any(~(sig > 0)):
+            bad = list(pd.Index(judges)[~(sig > 0)])
+            raise ValueError(f"sigma must be positive; got non-positive/NaN for judge(s) {bad}")
+        resid = predictions["logit"].to_numpy(np.float64) - ell
+        cell = (resid / sig[jcodes]) ** 2
+    return pd.Series(_item_mean(codes, len(items), cell), index=items, name="C")
+
+
+def _lmm_offsets(lmm, judges: pd.Index, conditions: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Return (effect[j, c] = delta_c + kappa_jc, sigma[j]) from a fitted LMM."""
+    for attr in ("delta_", "kappa_", "sigma_"):
+        if not hasattr(lmm, attr):
+            raise ValueError(f"kind='debiased' needs a fitted lmm with attribute {attr!r}")
+    delta = pd.Series(lmm.delta_, dtype=np.float64)
+    kappa = pd.DataFrame(lmm.kappa_).astype(np.float64)
+    kappa.index = kappa.index.astype(str)
+    missing_c = [c for c in conditions if c != ORIGINAL and c not in delta.index]
+    if missing_c:
+        raise ValueError(f"lmm.delta_ has no effect for condition(s) {missing_c}")
+    missing_j = sorted(set(judges) - set(kappa.index))
+    if missing_j:
+        raise ValueError(f"lmm.kappa_ has no row for judge(s) {missing_j[:10]}")
+    d = delta.reindex(list(conditions)).fillna(0.0).to_numpy()  # only original may be absent
+    k = kappa.reindex(index=judges, columns=list(conditions)).fillna(0.0).to_numpy()
+    effect = d[None, :] + k
+    sig = _as_judge_series(lmm.sigma_, judges, "lmm.sigma_")
+    return effect, sig
+
+
+def signal_s(panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm=None) -> pd.DataFrame:
+    """Dependence of the responses on perturbations, one component per family.
+
+    Parameters
+    ----------
+    panel_or_predictions : pandas.DataFrame
+        Rows with ``item, judge, condition`` and ``p`` (``kind="prob"``) or ``logit``
+        (``kind="debiased"``): a validated panel or ``predict_loo`` output.
+    kind : {"prob", "debiased"}, default "prob"
+        ``"prob"`` (METHODS default **[R]**): absolute change of the canonical
+        probability; ``"debiased"``: absolute change of the log-odds minus the LMM's
+        condition effects, in units of the judge's residual scale.
+    lmm : LatentMeasurementModel, optional
+        Fitted model (``delta_``, ``kappa_``, ``sigma_``); required for ``"debiased"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        By item (sorted), columns ``S_order`` and ``S_rubric`` (the families of
+        :data:`judgerisk.panel.FAMILIES`). A family none of whose pairs is observed gives
+        an all-NaN column; an item with no observed pair of a family gets NaN there.
+
+    Notes
+    -----
+    For family :math:`k` with condition pairs :math:`(c, c')`, the mean runs over the
+    judges and pairs for which both cells are observed:
+
+    .. math::
+
+        S^k_i = \\operatorname{mean}_{j, (c,c') \\in k} |p_{ijc} - p_{ijc'}|, \\qquad
+        S^{k,\\mathrm{deb}}_i = \\operatorname{mean}_{j, (c,c') \\in k}
+          \\frac{|m_{ijc} - m_{ijc'} - (\\delta_c + \\kappa_{jc} - \\delta_{c'} - \\kappa_{jc'})|}
+               {\\sigma_j}.
+
+    References
+    ----------
+    METHODS.md §4 (S).
+    """
+    if kind not in ("prob", "debiased"):
+        raise ValueError(f"kind must be 'prob' or 'debiased', got {kind!r}")
+    value = "p" if kind == "prob" else "logit"
+    df = panel_or_predictions
+    _require(df, ("item", "judge", "condition", value), "panel_or_predictions")
+    if kind == "debiased" and lmm is None:
+        raise ValueError("kind='debiased' needs the fitted lmm (its delta_, kappa_, sigma_)")
+    icodes, items = _item_codes(df["item"])
+    jcodes, judges = pd.factorize(df["judge"])
+    judges = pd.Index(judges, name="judge").astype(str)
+    ccodes, conds = pd.factorize(df["condition"])
+    conds = [str(c) for c in conds]
+    n_i, n_j, n_c = len(items), len(judges), len(conds)
+    cube = np.full((n_i, n_j, n_c), np.nan)
+    cube[icodes, jcodes, ccodes] = df[value].to_numpy(np.float64)
+    if kind == "debiased":
+        effect, sig = _lmm_offsets(lmm, judges, conds)
+        cube = cube - effect[None, :, :]
+    out = {}
+    for family, pairs in FAMILIES.items():
+        col = np.full(n_i, np.nan)
+        present = [(conds.index(c), conds.index(d)) for c, d in pairs if c in conds and d in conds]
+        if present:
+            diffs = np.stack([np.abs(cube[:, :, a] - cube[:, :, b]) for a, b in present], axis=2)
+            if kind == "debiased":
+                diffs = diffs / sig[None, :, None]
+            ok = ~np.isnan(diffs)
+            count = ok.sum(axis=(1, 2))
+            total = np.where(ok, diffs, 0.0).sum(axis=(1, 2))
+            col = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        out[f"S_{family}"] = col
+    return pd.DataFrame(out, index=items)
+
+
+# --------------------------------------------------------------------------- combination
+def combine_scur(z: pd.DataFrame) -> pd.Series:
+    """Noisy-OR of the normalised signals: :math:`1 - \\prod_k \\max(1 - z^k, 10^{-12})`.
+
+    Parameters
+    ----------
+    z : pandas.DataFrame
+        Columns among ``z_U, z_C, z_S`` (values in [0, 1]); other columns are ignored.
+        A NaN cell (an item lacking that signal) contributes no evidence (factor 1).
+
+    Returns
+    -------
+    pandas.Series
+        ``scur`` on ``z``'s index, in [0, 1].
+
+    Notes
+    -----
+    .. math::
+
+        \\mathrm{SCUR}_i = 1 - \\prod_{k \\in \\{U, C, S\\}} \\max(1 - z^k_i, 10^{-12}),
+
+    the noisy-OR of the signals, which ranks items like Fisher's
+    :math:`-2 \\sum_k \\log \\max(1 - z^k_i, 10^{-12})`. The floor keeps the product
+    positive when some :math:`z^k = 1`, so items with a maximal signal are still ranked
+    by their other signals.
+
+    References
+    ----------
+    METHODS.md §4 (SCUR); the paper's Section 3.3 and its appendix on the 1e-12 floor.
+    """
+    if not isinstance(z, pd.DataFrame):
+        raise TypeError(f"z must be a DataFrame with columns among {_Z_COLUMNS}")
+    cols = [c for c in _Z_COLUMNS if c in z.columns]
+    if not cols:
+        raise ValueError(f"z has none of the columns {_Z_COLUMNS}; got {list(z.columns)}")
+    vals = z[cols].to_numpy(np.float64)
+    bad = ~np.isnan(vals) & ((vals < 0) | (vals > 1))
+    if bad.any():
+        rows = list(z.index[bad.any(axis=1)][:10])
+        raise ValueError(f"z values must lie in [0, 1]; out of range for rows {rows}")
+    comp = np.maximum(1.0 - np.where(np.isnan(vals), 0.0, vals), Z_FLOOR)
+    return pd.Series(1.0 - comp.prod(axis=1), index=z.index, name="scur")
+
+
+# --------------------------------------------------------------------------- pipeline
+@dataclass(frozen=True)
+class ScurResult:
+    """SCUR scores of one seed's reference and evaluation items (see the module docstring)."""
+
+    table: pd.DataFrame = field(repr=False)
+    split: pd.Series = field(repr=False)
+    lmm: Any = field(repr=False)
+    predictions: pd.DataFrame = field(repr=False)
+    kept: tuple[str, ...]
+    dropped: dict[str, str]
+    combined: tuple[str, ...]
+    ecdfs: dict[str, FrozenECDF] = field(repr=False)
+    settings: dict[str, Any]
+
+    @property
+    def kept_components(self) -> tuple[str, ...]:
+        """Alias of :attr:`kept`."""
+        return self.kept
+
+    def scores(self, split: str | None = None) -> pd.DataFrame:
+        """The table indexed by item, optionally only ``"reference"`` or ``"evaluation"`` items."""
+        t = self.table
+        if split is not None:
+            if split not in ("reference", "evaluation"):
+                raise ValueError(f"split must be 'reference', 'evaluation' or None, got {split!r}")
+            t = t.loc[t["split"] == split]
+        return t.set_index("item")
+
+
+def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed):
+    if lmm is not None and lmm_params:
+        raise ValueError(
+            "give either lmm (a model) or lmm_params (its constructor arguments), not both"
+        )
+    if lmm is None:
+        from judgerisk.lmm import LatentMeasurementModel
+
+        params = {"random_state": seed, **(lmm_params or {})}
+        return LatentMeasurementModel(**params).fit(fit_panel)
+    if not hasattr(lmm, "a_"):
+        return lmm.fit(fit_panel)
+    q = getattr(lmm, "q_", None)
+    if isinstance(q, pd.Series):
+        fit_items = pd.Index(pd.unique(fit_panel["item"]))
+        if len(q) != len(fit_items) or not fit_items.isin(q.index).all():
+            raise ValueError(
+                "the given fitted lmm was not fitted on this seed's fit items; pass an unfitted "
+                "model, or one fitted on result.split == 'fit'"
+            )
+    return lmm
+
+
+def _normalise(
+    raw: pd.DataFrame, is_ref: np.ndarray
+) -> tuple[dict[str, np.ndarray], dict[str, FrozenECDF], dict[str, str]]:
+    """Fit the frozen reference ECDFs of each component and transform every item."""
+    z, ecdfs, dropped = {}, {}, {}
+    for name in raw.columns:
+        x = raw[name].to_numpy(np.float64)
+        ref = x[is_ref]
+        finite = ref[~np.isnan(ref)]
+        if finite.size == 0:
+            dropped[name] = "absent"
+            z[name] = np.full(len(x), np.nan)
+            continue
+        if finite.size < ref.size:
+            warnings.warn(
+                f"{ref.size - finite.size} of {ref.size} reference items have no {name} value "
+                f"(no observed cell for it); its reference ECDF uses the other {finite.size}",
+                stacklevel=3,
+            )
+        ecdf = FrozenECDF().fit(finite)
+        if ecdf.is_constant_:
+            dropped[name] = "constant on the reference split"
+            z[name] = np.full(len(x), np.nan)
+            continue
+        ecdfs[name] = ecdf
+        z[name] = ecdf.transform(x)
+    return z, ecdfs, dropped
+
+
+def scur_scores(
+    panel: pd.DataFrame,
+    seed: int,
+    splits: Sequence[float] = (0.5, 0.3, 0.2),
+    c_kind: str = "xent",
+    s_kind: str = "prob",
+    u_conditions: str = "original",
+    lmm=None,
+    lmm_params: dict | None = None,
+) -> ScurResult:
+    """Cross-fitted SCUR risk scores for the reference and evaluation items of one seed.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel (validated here; any condition names are accepted). A ``gold`` column,
+        if present, is removed before anything else happens: no gold label is read.
+    seed : int
+        Seed of the item split (:func:`judgerisk.splits.split_items`) and the LMM's
+        ``random_state``; the same seed gives identical numbers.
+    splits : sequence of three floats, default (0.5, 0.3, 0.2)
+        Fit / reference / evaluation fractions.
+    c_kind : {"xent", "residual"}, default "xent"
+        Variant of C (:func:`signal_c`).
+    s_kind : {"prob", "debiased"}, default "prob"
+        Variant of S (:func:`signal_s`).
+    u_conditions : {"original", "all"}, default "original"
+        Conditions pooled in U (:func:`signal_u`).
+    lmm : LatentMeasurementModel, optional
+        An unfitted model to fit on the fit items, or one already fitted on exactly this
+        seed's fit items (reused as is). Default: ``LatentMeasurementModel(random_state=seed,
+        **lmm_params)``.
+    lmm_params : dict, optional
+        Constructor arguments of the default model (not together with ``lmm``).
+
+    Returns
+    -------
+    ScurResult
+        See the module docstring: ``table``, ``split``, ``lmm``, ``predictions``, ``kept``,
+        ``dropped``, ``combined``, ``ecdfs``, ``settings``.
+
+    Raises
+    ------
+    ValueError
+        When the reference split is empty or no signal varies on it.
+
+    Notes
+    -----
+    1. Split the items at random into fit / reference / evaluation.
+    2. Fit the LMM on the fit items only; predict every reference and evaluation cell
+       leave-one-judge-out, :math:`\\hat p_{ijc} = \\sigma(\\hat a_j q_i^{(-j)} + \\hat b_j
+       + \\hat\\delta_c + \\hat\\kappa_{jc})`.
+    3. Compute U, C, S_order, S_rubric per item.
+    4. Freeze each component's ECDF on the reference items:
+       :math:`z^X_i = n_\\mathrm{ref}^{-1} \\sum_{r} \\mathbf{1}[X_r \\le X_i]`. A component
+       absent or constant on the reference split is dropped (listed in ``dropped``).
+    5. :math:`S_i = \\max_k z^{S_k}_i` over the kept S components, re-normalised on the
+       reference split: :math:`z^S_i = F^{\\max}_\\mathrm{ref}(S_i)`.
+    6. :math:`\\mathrm{SCUR}_i = 1 - \\prod_{k} \\max(1 - z^k_i, 10^{-12})` over the kept
+       z_U, z_C, z_S (:func:`combine_scur`).
+
+    An original-condition-only panel has no S family, so SCUR comes from U and C. Items
+    without a value for a kept component (a family pair never observed for them) get NaN
+    there, which contributes no evidence to SCUR; reference items without a value are left
+    out of that ECDF, with a warning.
+
+    References
+    ----------
+    METHODS.md §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
+    LLM-as-a-Judge", Section 3 and the cross-fitting appendix.
+    """
+    for name, val, allowed in (
+        ("c_kind", c_kind, ("xent", "residual")),
+        ("s_kind", s_kind, ("prob", "debiased")),
+        ("u_conditions", u_conditions, ("original", "all")),
+    ):
+        if val not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {val!r}")
+    cols = [c for c in ("item", "judge", "condition", "logit", "p") if c in panel.columns]
+    panel = validate_panel(panel[cols], conditions=None)  # gold and extras never enter
+
+    split = split_items(pd.unique(panel["item"]), seed, splits)
+    row_split = split.reindex(panel["item"].to_numpy()).to_numpy()
+    if not (split == "reference").any():
+        raise ValueError(
+            f"the reference split is empty ({len(split)} items, splits={tuple(splits)}); "
+            "SCUR needs reference items to normalise the signals"
+        )
+    fit_panel = panel.loc[row_split == "fit"].reset_index(drop=True)
+    score_panel = panel.loc[row_split != "fit"].reset_index(drop=True)
+
+    model = _fit_or_reuse_lmm(lmm, lmm_params, fit_panel, seed)
+    preds = model.predict_loo(score_panel)
+    _require(preds, _PRED_COLUMNS, "lmm.predict_loo output")
+
+    raw = pd.concat(
+        [
+            signal_u(preds, conditions=u_conditions),
+            signal_c(preds, kind=c_kind, sigma=getattr(model, "sigma_", None)),
+            signal_s(preds, kind=s_kind, lmm=model if s_kind == "debiased" else None),
+        ],
+        axis=1,
+    )
+    items = raw.index
+    item_split = split.reindex(items).to_numpy()
+    is_ref = item_split == "reference"
+
+    z, ecdfs, dropped = _normalise(raw, is_ref)
+    kept = tuple(c for c in COMPONENTS if c not in dropped)
+    s_kept = [c for c in ("S_order", "S_rubric") if c in kept]
+
+    s_max = np.full(len(items), np.nan)
+    z_s = np.full(len(items), np.nan)
+    if s_kept:
+        zs = np.column_stack([z[c] for c in s_kept])
+        has = ~np.isnan(zs).all(axis=1)
+        s_max[has] = np.nanmax(zs[has], axis=1)
+        zmax, ecdf_max, drop_max = _normalise(pd.DataFrame({"S": s_max}), is_ref)
+        z_s = zmax["S"]
+        ecdfs.update(ecdf_max)
+        dropped.update(drop_max)
+
+    table = pd.DataFrame(
+        {
+            "item": items.to_numpy(),
+            "split": item_split,
+            **{c: raw[c].to_numpy() for c in COMPONENTS},
+            "S": s_max,
+            "z_U": z["U"],
+            "z_C": z["C"],
+            "z_S_order": z["S_order"],
+            "z_S_rubric": z["S_rubric"],
+            "z_S": z_s,
+        }
+    )
+    combined = tuple(c for c in _Z_COLUMNS if not table[c].isna().all())
+    if not combined:
+        raise ValueError(
+            f"no risk signal varies on the reference split (dropped: {dropped}); "
+            "SCUR cannot rank the items"
+        )
+    table["scur"] = combine_scur(table[list(combined)]).to_numpy()
+    return ScurResult(
+        table=table,
+        split=split,
+        lmm=model,
+        predictions=preds,
+        kept=kept,
+        dropped=dropped,
+        combined=combined,
+        ecdfs=ecdfs,
+        settings={
+            "seed": seed,
+            "splits": tuple(splits),
+            "c_kind": c_kind,
+            "s_kind": s_kind,
+            "u_conditions": u_conditions,
+        },
+    )
+
+
+# --------------------------------------------------------------------------- explanation
+def _reason_text(zrow: pd.Series, threshold: float) -> str:
+    """Name the signals at or above ``threshold``, strongest first."""
+    zs = {c: float(zrow[c]) for c in _Z_COLUMNS if c in zrow.index and not pd.isna(zrow[c])}
+    high = sorted(((v, c) for c, v in zs.items() if v >= threshold), reverse=True)
+    if high:
+        return "; ".join(f"{_SIGNAL_NAMES[c]} (z={v:.2f})" for v, c in high)
+    if float(zrow.get("scur", 0.0)) >= threshold:
+        return "several moderately elevated signals"
+    return "no elevated signal"
+
+
+@dataclass(frozen=True)
+class ItemExplanation:
+    """Why one item got its SCUR: its scores and the judges' responses (the paper's Table 2).
+
+    Attributes
+    ----------
+    item : hashable
+    split : str
+        ``"reference"`` or ``"evaluation"``.
+    scores : pandas.Series
+        ``U, C, S_order, S_rubric, S, z_U, z_C, z_S_order, z_S_rubric, z_S, scur``.
+    reason : str
+        The signals with z at or above the threshold, strongest first.
+    responses : pandas.DataFrame
+        Observed canonical probability P(original A wins), judge x condition.
+    predicted : pandas.DataFrame
+        Leave-one-judge-out predictions :math:`\\hat p_{ijc}`, judge x condition.
+    """
+
+    item: Any
+    split: str
+    scores: pd.Series
+    reason: str
+    responses: pd.DataFrame
+    predicted: pd.DataFrame
+
+
+def _judge_by_condition(rows: pd.DataFrame, value: str) -> pd.DataFrame:
+    wide = rows.pivot(index="judge", columns="condition", values=value)
+    order = list(pd.unique(rows["condition"]))
+    return wide.reindex(columns=order).rename_axis(index="judge", columns="condition")
+
+
+def explain(result: ScurResult, item, panel: pd.DataFrame | None = None, threshold: float = 0.9):
+    """The scores of one reference or evaluation item and the responses behind them.
+
+    Parameters
+    ----------
+    result : ScurResult
+        Output of :func:`scur_scores`.
+    item : hashable
+        A reference or evaluation item of ``result``.
+    panel : pandas.DataFrame, optional
+        Panel to read the judges' responses from; default ``result.predictions`` (which
+        holds every observed cell of the scored items).
+    threshold : float, default 0.9
+        A signal counts as elevated in ``reason`` when its z is at least this.
+
+    Returns
+    -------
+    ItemExplanation
+
+    References
+    ----------
+    The paper's Table 2 (z^U, z^C, z^S and SCUR of single items, with their reasons).
+    """
+    scores = result.scores()
+    if item not in scores.index:
+        where = result.split.get(item, None) if item in result.split.index else None
+        if where == "fit":
+            raise ValueError(
+                f"item {item!r} is a fit item; only reference and evaluation items are scored"
+            )
+        raise ValueError(f"item {item!r} is not in this result")
+    row = scores.loc[item]
+    src = result.predictions if panel is None else panel
+    rows = src.loc[src["item"] == item]
+    if rows.empty:
+        raise ValueError(f"item {item!r} has no rows in the given panel")
+    preds = result.predictions.loc[result.predictions["item"] == item]
+    return ItemExplanation(
+        item=item,
+        split=str(row["split"]),
+        scores=row.drop("split").astype(np.float64),
+        reason=_reason_text(row, threshold),
+        responses=_judge_by_condition(rows, "p"),
+        predicted=_judge_by_condition(preds, "p_hat"),
+    )
+
+
+def riskiest(
+    result: ScurResult, n: int = 10, split: str = "evaluation", threshold: float = 0.9
+) -> pd.DataFrame:
+    """The ``n`` highest-SCUR items with their z's, vote split and reasons (Table-2-like).
+
+    Parameters
+    ----------
+    result : ScurResult
+    n : int, default 10
+    split : {"evaluation", "reference"}, default "evaluation"
+    threshold : float, default 0.9
+        z at or above which a signal is named as a reason.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by item, sorted by decreasing SCUR (ties by item): ``z_U, z_C, z_S,
+        scur, votes_A`` (judges voting A / judges, original condition), ``p_bar`` (mean
+        observed original-condition probability) and ``reason``.
+    """
+    t = result.scores(split).sort_values("scur", ascending=False, kind="stable").head(n)
+    pr = result.predictions
+    orig = pr.loc[(pr["condition"] == ORIGINAL) & pr["item"].isin(t.index)]
+    g = orig.assign(vote=(orig["logit"] > 0).astype(np.int64)).groupby("item")
+    votes = g["vote"].sum().astype(str) + "/" + g["vote"].size().astype(str)
+    out = t[["z_U", "z_C", "z_S", "scur"]].copy()
+    out["votes_A"] = votes.reindex(out.index)
+    out["p_bar"] = g["p"].mean().reindex(out.index)
+    out["reason"] = [_reason_text(r, threshold) for _, r in out.iterrows()]
+    return out
