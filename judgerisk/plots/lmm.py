@@ -1,0 +1,107 @@
+"""Figures for the latent measurement model: convergence, recovery, residual scale, LOJO."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from judgerisk.lmm import LatentMeasurementModel, align_to_reference
+
+__all__ = [
+    "plot_convergence",
+    "plot_recovery",
+    "plot_residual_scale",
+    "plot_loo_item",
+]
+
+
+def plot_convergence(models: dict[str, LatentMeasurementModel], ax=None):
+    """Relative change of the criterion per sweep, for every restart of each model.
+
+    Parameters
+    ----------
+    models : dict of str -> fitted LatentMeasurementModel
+        E.g. ``{"plain sweeps": lmm, "Anderson": lmm_fast}``.
+    """
+    ax = ax or plt.subplots(figsize=(6, 3.2), layout="constrained")[1]
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (name, lmm) in enumerate(models.items()):
+        for r, hist in lmm.histories_.items():
+            prev = np.concatenate([[np.nan], hist.to_numpy()[:-1]])
+            rel = np.abs(hist.to_numpy() - prev) / np.abs(prev)
+            ax.semilogy(
+                hist.index,
+                rel,
+                color=colors[k % len(colors)],
+                alpha=0.9 - 0.25 * r,
+                lw=1.2,
+                label=name if r == 0 else None,
+            )
+    tol = next(iter(models.values())).tol_obj
+    ax.axhline(tol, color="grey", ls=":", lw=1)
+    ax.text(ax.get_xlim()[1], tol, " tol_obj", va="center", fontsize=8, color="grey")
+    ax.set(xlabel="sweep", ylabel="relative change of the criterion")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_recovery(lmm: LatentMeasurementModel, truth, axes=None):
+    """Fitted against true q, a and b after aligning the latent scale (three panels).
+
+    ``truth`` has ``q``, ``a`` and ``b`` Series (e.g. a simulator's ``SimulationTruth``);
+    the fitted values are mapped with :func:`judgerisk.lmm.align_to_reference` first.
+    """
+    if axes is None:
+        fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), layout="constrained")
+    q, a, b = align_to_reference(lmm.q_, lmm.a_, lmm.b_, truth.q)
+    pairs = [
+        ("q (items)", truth.q.loc[q.index], q),
+        ("a (judges)", truth.a.loc[a.index], a),
+        ("b (judges)", truth.b.loc[b.index], b),
+    ]
+    for ax, (name, true, est) in zip(axes, pairs, strict=True):
+        ax.scatter(true, est, s=6 if len(true) > 50 else 30, alpha=0.5 if len(true) > 50 else 1)
+        lo = float(min(true.min(), est.min()))
+        hi = float(max(true.max(), est.max()))
+        ax.plot([lo, hi], [lo, hi], color="grey", ls=":", lw=1)
+        r = np.corrcoef(true, est)[0, 1]
+        ax.set(xlabel=f"true {name}", ylabel="fitted (aligned)", title=f"{name}: r = {r:.3f}")
+    return axes
+
+
+def plot_residual_scale(lmm: LatentMeasurementModel, truth_sigma: pd.Series | None = None, ax=None):
+    """Residual scale sigma_j per judge, with the simulator's noise sd when given."""
+    ax = ax or plt.subplots(figsize=(5, 3), layout="constrained")[1]
+    x = np.arange(len(lmm.sigma_))
+    ax.bar(x - 0.2, lmm.sigma_.to_numpy(), width=0.4, label="fitted σ_j (residual sd)")
+    if truth_sigma is not None:
+        ax.bar(
+            x + 0.2,
+            truth_sigma.loc[lmm.sigma_.index].to_numpy(),
+            width=0.4,
+            label="simulator noise sd",
+        )
+    ax.set_xticks(x, lmm.sigma_.index.astype(str))
+    ax.set(xlabel="judge", ylabel="logits")
+    ax.legend(fontsize=8)
+    return ax
+
+
+def plot_loo_item(pred: pd.DataFrame, ax=None):
+    """Observed p against the held-out prediction p_hat for the cells of one item.
+
+    ``pred`` is the part of :meth:`LatentMeasurementModel.predict_loo`'s output for one item.
+    """
+    ax = ax or plt.subplots(figsize=(6, 3.2), layout="constrained")[1]
+    labels = pred["judge"].astype(str) + " · " + pred["condition"].astype(str)
+    y = np.arange(len(pred))
+    ax.scatter(pred["p"], y, label="observed p", marker="o")
+    ax.scatter(pred["p_hat"], y, label="LOJO p̂", marker="x")
+    for yy, p, ph in zip(y, pred["p"], pred["p_hat"], strict=True):
+        ax.plot([p, ph], [yy, yy], color="grey", lw=0.8)
+    ax.axvline(0.5, color="grey", ls=":", lw=1)
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.set(xlim=(-0.02, 1.02), xlabel="P(original answer A wins)")
+    ax.legend(fontsize=8, loc="best")
+    return ax
