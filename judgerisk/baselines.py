@@ -1,0 +1,308 @@
+"""Label-free baseline risk scores for a judge panel (METHODS §5).
+
+All four baselines read only the **original condition** and return one value per item
+(higher = riskier); entropies are in bits (base 2), so PE, VE and DS entropy lie in [0, 1] and
+MSP in [0, 0.5]. No gold label is read.
+
+* PE (predictive entropy): :math:`H_2(\\bar p^{llm}_i)`,
+  :math:`\\bar p^{llm}_i = J_i^{-1}\\sum_j p_{ij0}`.
+* VE (vote entropy): :math:`H_2(J_i^{-1}\\sum_j y_{ij0})`.
+* MSP (maximum softmax probability): :math:`J_i^{-1}\\sum_j [1 - \\max(p_{ij0}, 1 - p_{ij0})]`.
+* DS entropy: :math:`H_2(\\hat\\rho_i)`, the posterior of a binary Dawid–Skene model fitted on
+  the fit split's original verdicts and frozen for the other items
+  (:class:`judgerisk.dawid_skene.DawidSkene`).
+
+Sums run over the :math:`J_i` judges that gave item i an original-condition response.
+
+References
+----------
+.. [1] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Appendix B
+   (PE, VE, DS entropy, MSP).
+.. [2] A. P. Dawid and A. M. Skene (1979). Maximum likelihood estimation of observer error-rates
+   using the EM algorithm. JRSS C 28(1), 20–28.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from judgerisk.dawid_skene import DawidSkene
+from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts
+from judgerisk.signals import binary_entropy  # shared helper (bits by default)
+
+__all__ = [
+    "BASELINES",
+    "binary_entropy",
+    "mean_probability",
+    "pe",
+    "ve",
+    "msp",
+    "ds_entropy",
+    "baseline_scores",
+]
+
+#: Names of the baseline scores, in the order reported.
+BASELINES: tuple[str, ...] = ("pe", "ve", "msp", "ds_entropy")
+
+
+# ------------------------------------------------------------------ wide-matrix kernels (internal)
+def _mean_probability(probs: pd.DataFrame) -> pd.Series:
+    return probs.mean(axis=1, skipna=True).rename("p_bar")
+
+
+def _pe(probs: pd.DataFrame) -> pd.Series:
+    return pd.Series(binary_entropy(_mean_probability(probs)), index=probs.index, name="pe")
+
+
+def _ve(votes: pd.DataFrame) -> pd.Series:
+    arr = votes.to_numpy(dtype=np.float64)
+    # integer counts, so items with the same vote split get bit-identical entropies
+    share = np.nansum(arr, axis=1) / np.sum(~np.isnan(arr), axis=1)
+    return pd.Series(binary_entropy(share), index=votes.index, name="ve")
+
+
+def _msp(probs: pd.DataFrame) -> pd.Series:
+    arr = probs.to_numpy(dtype=np.float64)
+    unc = 1.0 - np.maximum(arr, 1.0 - arr)
+    return pd.Series(np.nanmean(unc, axis=1), index=probs.index, name="msp")
+
+
+def _ds_entropy(
+    votes: pd.DataFrame, fit_items: pd.Index, items: pd.Index, model: DawidSkene
+) -> pd.Series:
+    model.fit(votes.loc[fit_items])
+    target = votes.loc[items]
+    # Score each distinct vote vector once: items with the same votes get bit-identical values.
+    codes = np.where(target.isna().to_numpy(), -1, target.to_numpy(dtype=np.float64)).astype(int)
+    uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
+    patterns = pd.DataFrame(np.where(uniq < 0, np.nan, uniq).astype(float), columns=votes.columns)
+    rho = model.posterior(patterns).to_numpy()
+    return pd.Series(binary_entropy(rho)[inverse.reshape(-1)], index=items, name="ds_entropy")
+
+
+def _item_index(values: Iterable, known: pd.Index, what: str) -> pd.Index:
+    idx = pd.Index(values if hasattr(values, "__len__") else list(values))
+    if idx.has_duplicates:
+        raise ValueError(f"{what} has duplicated items: {idx[idx.duplicated()][:10].tolist()}")
+    missing = idx.difference(known)
+    if len(missing):
+        raise ValueError(f"{what} has items not in the panel: {missing[:10].tolist()}")
+    return idx.rename(known.name)
+
+
+# ------------------------------------------------------------------ public API
+def mean_probability(panel: pd.DataFrame) -> pd.Series:
+    """Panel-mean original-condition probability :math:`\\bar p^{llm}_i = J_i^{-1}\\sum_j p_{ij0}`.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel (see :func:`judgerisk.panel.validate_panel`).
+
+    Returns
+    -------
+    pandas.Series
+        By item (name ``"p_bar"``).
+    """
+    panel = validate_panel(panel, conditions=None)
+    return _mean_probability(to_wide(panel, "p", ORIGINAL))
+
+
+def pe(panel: pd.DataFrame) -> pd.Series:
+    """Predictive entropy of the panel-mean probability, in bits.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel; only original-condition rows are used.
+
+    Returns
+    -------
+    pandas.Series
+        :math:`PE_i = H_2(\\bar p^{llm}_i)` by item, in [0, 1] (name ``"pe"``).
+
+    Notes
+    -----
+    Largest at :math:`\\bar p = .5`, which can come from uncertain judges or from confident judges
+    who disagree.
+
+    References
+    ----------
+    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "PE".
+    """
+    panel = validate_panel(panel, conditions=None)
+    return _pe(to_wide(panel, "p", ORIGINAL))
+
+
+def ve(panel: pd.DataFrame) -> pd.Series:
+    """Vote entropy of the original-condition verdicts, in bits.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel; only original-condition verdicts ``y = 1[logit > 0]`` are used.
+
+    Returns
+    -------
+    pandas.Series
+        :math:`VE_i = H_2(J_i^{-1} \\sum_j y_{ij0})` by item, in [0, 1] (name ``"ve"``).
+
+    Notes
+    -----
+    Zero for unanimous panels, whether right or wrong; constant among items with the same vote
+    split. The share is computed from integer counts, so equal splits give bit-identical values.
+
+    References
+    ----------
+    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "VE".
+    """
+    panel = validate_panel(panel, conditions=None)
+    return _ve(verdicts(panel, ORIGINAL))
+
+
+def msp(panel: pd.DataFrame) -> pd.Series:
+    """Mean over judges of one minus the maximum softmax probability (original condition).
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel; only original-condition probabilities are used.
+
+    Returns
+    -------
+    pandas.Series
+        :math:`MSP_i = J_i^{-1} \\sum_j [1 - \\max(p_{ij0}, 1 - p_{ij0})]` by item, in [0, 0.5]
+        (name ``"msp"``).
+
+    Notes
+    -----
+    The maximum is taken per judge before averaging, so confident judges who disagree still give a
+    low MSP.
+
+    References
+    ----------
+    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "MSP"; D. Hendrycks and
+       K. Gimpel (2017), A baseline for detecting misclassified and out-of-distribution examples.
+    """
+    panel = validate_panel(panel, conditions=None)
+    return _msp(to_wide(panel, "p", ORIGINAL))
+
+
+def ds_entropy(
+    panel: pd.DataFrame,
+    fit_items: Iterable,
+    items: Iterable | None = None,
+    *,
+    smoothing: float = 0.5,
+    max_iter: int = 200,
+    tol: float = 1e-7,
+) -> pd.Series:
+    """Entropy of a frozen binary Dawid–Skene posterior, in bits.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel; only original-condition verdicts are used.
+    fit_items : iterable
+        Items whose verdicts fit the model (the fit split; no gold label is read).
+    items : iterable, optional
+        Items to score with the parameters frozen; default every item not in ``fit_items``.
+    smoothing, max_iter, tol
+        Passed to :class:`judgerisk.dawid_skene.DawidSkene` (METHODS §5 defaults).
+
+    Returns
+    -------
+    pandas.Series
+        :math:`H_2(\\hat\\rho_i)` by item of ``items`` (name ``"ds_entropy"``), in [0, 1].
+
+    Notes
+    -----
+    :math:`\\hat\\rho_i = P(z_i = A \\mid y_{i\\cdot 0})` under the fitted class prior and judge
+    confusion matrices. It depends on the votes only, so items with the same vote vector get the
+    same (bit-identical) value; the orientation of the classes does not change the entropy.
+
+    References
+    ----------
+    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "DS entropy".
+    .. [2] Dawid and Skene (1979).
+    """
+    panel = validate_panel(panel, conditions=None)
+    votes = verdicts(panel, ORIGINAL)
+    fit_idx = _item_index(fit_items, votes.index, "fit_items")
+    if len(fit_idx) == 0:
+        raise ValueError("fit_items is empty: Dawid–Skene needs items to fit on")
+    target = (
+        votes.index.difference(fit_idx)
+        if items is None
+        else _item_index(items, votes.index, "items")
+    )
+    model = DawidSkene(smoothing=smoothing, max_iter=max_iter, tol=tol)
+    return _ds_entropy(votes, fit_idx, target, model)
+
+
+def baseline_scores(
+    panel: pd.DataFrame,
+    fit_items: Iterable | None = None,
+    items: Iterable | None = None,
+    methods: Sequence[str] = BASELINES,
+) -> pd.DataFrame:
+    """All requested baselines as one item x method table.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel.
+    fit_items : iterable, optional
+        Fit split for ``ds_entropy`` (required when it is requested).
+    items : iterable, optional
+        Items to report; default every item not in ``fit_items`` (all items when ``fit_items`` is
+        None).
+    methods : sequence of str
+        Subset of :data:`BASELINES`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index item, one column per method.
+    """
+    unknown = [m for m in methods if m not in BASELINES]
+    if unknown:
+        raise ValueError(f"unknown baseline(s) {unknown}; choose from {list(BASELINES)}")
+    panel = validate_panel(panel, conditions=None)
+    probs = to_wide(panel, "p", ORIGINAL)
+    votes = verdicts(panel, ORIGINAL)
+    fit_idx = None if fit_items is None else _item_index(fit_items, votes.index, "fit_items")
+    if items is not None:
+        target = _item_index(items, votes.index, "items")
+    elif fit_idx is not None:
+        target = votes.index.difference(fit_idx)
+    else:
+        target = votes.index
+    return _baseline_table(probs, votes, fit_idx, target, methods)
+
+
+def _baseline_table(
+    probs: pd.DataFrame,
+    votes: pd.DataFrame,
+    fit_idx: pd.Index | None,
+    target: pd.Index,
+    methods: Sequence[str],
+    model: DawidSkene | None = None,
+) -> pd.DataFrame:
+    """Baselines on precomputed wide matrices (shared with :mod:`judgerisk.analysis`)."""
+    cols = {}
+    for m in methods:
+        if m == "pe":
+            cols[m] = _pe(probs.loc[target])
+        elif m == "ve":
+            cols[m] = _ve(votes.loc[target])
+        elif m == "msp":
+            cols[m] = _msp(probs.loc[target])
+        elif m == "ds_entropy":
+            if fit_idx is None:
+                raise ValueError("ds_entropy needs fit_items (the fit split)")
+            cols[m] = _ds_entropy(votes, fit_idx, target, model or DawidSkene())
+    return pd.DataFrame(cols, index=target)
