@@ -189,3 +189,22 @@ def test_encode_panel(frame):
     assert list(enc.judges[enc.judge_idx]) == panel["judge"].tolist()
     assert enc.n_items == 2 and enc.n_judges == 2 and enc.n_conditions == 2
     assert set(CONDITIONS) >= set(enc.conditions)
+
+
+def test_revalidation_fast_path_detects_any_change(frame):
+    panel = validate_panel(frame)
+    again = validate_panel(panel)
+    pd.testing.assert_frame_equal(again, panel)
+    assert again is not panel
+    # a value changed after validation is checked again in full
+    tampered = panel.copy()
+    tampered.loc[0, "logit"] = np.nan
+    with pytest.raises(PanelError, match="column 'logit' has NaN"):
+        validate_panel(tampered)
+    tampered = panel.copy()
+    tampered.loc[1, "condition"] = "original"
+    with pytest.raises(PanelError, match="duplicate"):
+        validate_panel(tampered)
+    # a restriction the panel does not meet is checked
+    with pytest.raises(PanelError, match="unknown condition"):
+        validate_panel(panel, conditions=("original",))
