@@ -1,0 +1,276 @@
+"""Binary Dawid–Skene model fitted by EM on an item x judge table of verdicts.
+
+One implementation shared by the Dawid–Skene aggregator (:mod:`judgerisk.aggregate`) and the
+DS-entropy baseline (:mod:`judgerisk.baselines`). See METHODS.md §5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+__all__ = ["DawidSkene", "check_votes"]
+
+#: Floor on confusion/prior counts before normalising (only matters when ``smoothing=0``;
+#: the same floor crowd-kit uses, so the unsmoothed model can be compared with it).
+_COUNT_FLOOR = 1e-10
+
+
+def check_votes(votes: pd.DataFrame, name: str = "votes") -> np.ndarray:
+    """Validate an item x judge table of binary verdicts and return it as a float array.
+
+    Parameters
+    ----------
+    votes : pandas.DataFrame
+        Rows are items, columns judges; 1.0 = "A" wins, 0.0 = "B" wins, NaN = missing.
+        Boolean and integer dtypes are accepted.
+    name : str
+        Name used in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape (n_items, n_judges) with values in {0, 1, NaN}.
+
+    Raises
+    ------
+    ValueError
+        If ``votes`` is not a DataFrame, has duplicated items or judges, or holds values other
+        than 0, 1 or NaN (the message names up to 10 offending (item, judge) cells).
+    """
+    if not isinstance(votes, pd.DataFrame):
+        raise ValueError(f"{name} must be a pandas DataFrame (item x judge), got {type(votes)!r}")
+    if votes.index.has_duplicates:
+        dup = votes.index[votes.index.duplicated()].unique()[:10].tolist()
+        raise ValueError(f"{name}: duplicated items in the index: {dup}")
+    if votes.columns.has_duplicates:
+        dup = votes.columns[votes.columns.duplicated()].unique()[:10].tolist()
+        raise ValueError(f"{name}: duplicated judges in the columns: {dup}")
+    try:
+        arr = votes.to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{name}: votes must be numeric 1.0 (A) / 0.0 (B) / NaN: {err}") from err
+    bad = ~(np.isnan(arr) | (arr == 0.0) | (arr == 1.0))
+    if bad.any():
+        rows, cols = np.nonzero(bad)
+        cells = [
+            (votes.index[r], votes.columns[c], float(arr[r, c]))
+            for r, c in zip(rows[:10], cols[:10], strict=True)
+        ]
+        raise ValueError(
+            f"{name}: {int(bad.sum())} cells are not 1.0 (A), 0.0 (B) or NaN; "
+            f"first (item, judge, value): {cells}"
+        )
+    return arr
+
+
+def _log_likelihoods(
+    y1: np.ndarray, y0: np.ndarray, log_conf: np.ndarray, log_prior: np.ndarray
+) -> np.ndarray:
+    """Log joint of the votes and each class: (n_items, 2) with column 0 = A, 1 = B.
+
+    ``log_conf[j, k, l]`` = log P(judge j votes l | true class k), classes/labels ordered (A, B).
+    """
+    # votes for A contribute log P(vote A | k); votes for B contribute log P(vote B | k).
+    ll = y1 @ log_conf[:, :, 0] + y0 @ log_conf[:, :, 1]
+    return ll + log_prior[None, :]
+
+
+def _posterior_a(ll: np.ndarray) -> np.ndarray:
+    """P(class A | votes) from the two log joints, stably (logistic of their difference)."""
+    return expit(ll[:, 0] - ll[:, 1])
+
+
+class DawidSkene:
+    r"""Binary Dawid–Skene model (two classes: "A" wins / "B" wins), fitted by EM.
+
+    Parameters
+    ----------
+    smoothing : float, default 0.5
+        Pseudo-count :math:`s` added to every confusion count and to both class counts of the
+        prior (METHODS §5, **[R: prior]**). ``0`` gives the unsmoothed maximum-likelihood EM
+        (counts are then floored at 1e-10, as in crowd-kit).
+    max_iter : int, default 200
+        Maximum number of EM iterations (one iteration = M-step then E-step).
+    tol : float, default 1e-7
+        Stop when :math:`\max_i |\Delta\rho_i| <` ``tol``.
+
+    Attributes
+    ----------
+    posterior_ : pandas.Series
+        :math:`\rho_i = P(z_i = A \mid \text{votes})` for every fitted item (name ``"posterior"``).
+    confusion_ : pandas.DataFrame
+        Index (judge, true class in {"A", "B"}), columns the vote ("A", "B"):
+        P(judge votes column | true class). Rows sum to 1.
+    prior_ : pandas.Series
+        Class prior, index ("A", "B").
+    n_iter_ : int
+        EM iterations run.
+    converged_ : bool
+        Whether the tolerance was reached before ``max_iter``.
+    flipped_ : bool
+        Whether the classes were swapped at the end to agree with the majority votes.
+    judges_ : pandas.Index
+        Judges seen in ``fit`` (the columns of ``votes``).
+
+    Notes
+    -----
+    With votes :math:`y_{ij} \in \{0, 1\}` (1 = A) over the observed cells, class weights
+    :math:`w_{iA} = \rho_i`, :math:`w_{iB} = 1 - \rho_i`, one iteration is
+
+    * M-step: :math:`\pi_k = (\sum_i w_{ik} + s) / (n + 2s)`,
+      :math:`\theta_{jkl} = (\sum_{i: y_{ij}=l} w_{ik} + s) / (\sum_{i \in O_j} w_{ik} + 2s)`;
+    * E-step: :math:`\log P(z_i = k, y_i) = \log \pi_k + \sum_{j \in O_i} \log \theta_{j k y_{ij}}`,
+      :math:`\rho_i = \sigma(\log P(z_i{=}A, y_i) - \log P(z_i{=}B, y_i))`.
+
+    Initialisation (METHODS §5): :math:`\rho_i = \mathrm{clip}(\bar y_i, 10^{-3}, 1 - 10^{-3})`, the
+    item's vote share for A, and the first step is an M-step. Iterate until
+    :math:`\max_i |\Delta \rho_i| < \text{tol}` or ``max_iter`` iterations. Label switching is
+    resolved by orientation: if the hard DS labels :math:`1[\rho_i > .5]` disagree with the strict
+    fit-set majority (items whose vote share is not exactly .5) more often than they agree, the
+    classes are swapped (:math:`\rho \to 1 - \rho`, confusion rows and prior swapped).
+    Everything is vectorised: the E-step is two matrix products in log space.
+
+    References
+    ----------
+    A. P. Dawid and A. M. Skene (1979). Maximum likelihood estimation of observer error-rates
+    using the EM algorithm. JRSS C 28(1), 20–28.
+    Paper 1 (``seeds/000_*``), "DS entropy" baseline.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> votes = pd.DataFrame({"J1": [1, 1, 0, 0], "J2": [1, 0, 0, np.nan], "J3": [1, 1, 0, 1]})
+    >>> ds = DawidSkene().fit(votes)
+    >>> ds.posterior_.round(2).tolist()  # doctest: +SKIP
+    """
+
+    def __init__(self, smoothing: float = 0.5, max_iter: int = 200, tol: float = 1e-7):
+        self.smoothing = smoothing
+        self.max_iter = max_iter
+        self.tol = tol
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, votes: pd.DataFrame) -> DawidSkene:
+        """Fit the model by EM.
+
+        Parameters
+        ----------
+        votes : pandas.DataFrame
+            Item x judge table: 1.0 = A, 0.0 = B, NaN = missing (see :func:`check_votes`).
+            Every item needs at least one vote.
+
+        Returns
+        -------
+        DawidSkene
+            ``self``, fitted.
+        """
+        if self.smoothing < 0:
+            raise ValueError(f"smoothing must be >= 0, got {self.smoothing}")
+        if self.max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
+        arr = check_votes(votes)
+        if arr.shape[0] == 0 or arr.shape[1] == 0:
+            raise ValueError(f"votes is empty (shape {arr.shape})")
+        observed = ~np.isnan(arr)
+        n_obs = observed.sum(axis=1)
+        if (n_obs == 0).any():
+            empty = votes.index[n_obs == 0][:10].tolist()
+            raise ValueError(
+                f"{int((n_obs == 0).sum())} items have no vote to fit on; first: {empty}"
+            )
+        y1 = (arr == 1.0).astype(np.float64)
+        y0 = (arr == 0.0).astype(np.float64)
+        share = y1.sum(axis=1) / n_obs
+        rho = np.clip(share, 1e-3, 1 - 1e-3)
+
+        converged = False
+        n_iter = 0
+        for n_iter in range(1, self.max_iter + 1):  # noqa: B007
+            log_conf, log_prior = self._m_step(rho, y1, y0)
+            new_rho = _posterior_a(_log_likelihoods(y1, y0, log_conf, log_prior))
+            delta = np.max(np.abs(new_rho - rho))
+            rho = new_rho
+            if delta < self.tol:
+                converged = True
+                break
+        # rho is the E-step of (log_conf, log_prior): posterior(votes) on the fit set == posterior_.
+
+        strict = share != 0.5
+        hard = rho > 0.5
+        agree = int(np.sum(hard[strict] == (share[strict] > 0.5)))
+        disagree = int(strict.sum()) - agree
+        flipped = disagree > agree
+        if flipped:
+            rho = 1.0 - rho
+            log_conf = log_conf[:, ::-1, :].copy()
+            log_prior = log_prior[::-1].copy()
+
+        self.judges_ = pd.Index(votes.columns)
+        self._log_conf = log_conf
+        self._log_prior = log_prior
+        self.posterior_ = pd.Series(rho, index=votes.index.copy(), name="posterior")
+        conf = np.exp(log_conf).reshape(-1, 2)
+        self.confusion_ = pd.DataFrame(
+            conf,
+            index=pd.MultiIndex.from_product([self.judges_, ["A", "B"]], names=["judge", "true"]),
+            columns=pd.Index(["A", "B"], name="vote"),
+        )
+        self.prior_ = pd.Series(np.exp(log_prior), index=["A", "B"], name="prior")
+        self.n_iter_ = n_iter
+        self.converged_ = converged
+        self.flipped_ = bool(flipped)
+        return self
+
+    def _m_step(
+        self, rho: np.ndarray, y1: np.ndarray, y0: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Smoothed M-step: log confusion (judge, true, vote) and log prior (A, B)."""
+        s = self.smoothing
+        w = np.stack([rho, 1.0 - rho], axis=1)  # (n, 2): class weights A, B
+        # counts[j, k, l] = sum_i w_ik 1[y_ij = l] + s
+        counts = np.stack([y1.T @ w, y0.T @ w], axis=2) + s  # (m, 2 classes, 2 votes)
+        counts = np.maximum(counts, _COUNT_FLOOR)
+        log_conf = np.log(counts) - np.log(counts.sum(axis=2, keepdims=True))
+        prior_counts = np.maximum(w.sum(axis=0) + s, _COUNT_FLOOR)
+        log_prior = np.log(prior_counts) - np.log(prior_counts.sum())
+        return log_conf, log_prior
+
+    # -------------------------------------------------------------- prediction
+    def posterior(self, votes: pd.DataFrame) -> pd.Series:
+        """Posterior P(A) for (possibly new) items with the fitted parameters frozen.
+
+        Parameters
+        ----------
+        votes : pandas.DataFrame
+            Item x judge table like in :meth:`fit`. Its judges must be among the fitted judges;
+            fitted judges absent from the columns count as missing votes. Items with no vote get
+            the class prior ``prior_["A"]``.
+
+        Returns
+        -------
+        pandas.Series
+            P(z_i = A | votes), indexed like ``votes`` (name ``"posterior"``).
+        """
+        if not hasattr(self, "posterior_"):
+            raise ValueError("DawidSkene is not fitted: call fit(votes) first")
+        check_votes(votes)
+        unknown = pd.Index(votes.columns).difference(self.judges_)
+        if len(unknown):
+            raise ValueError(
+                f"votes has judges not seen in fit: {unknown[:10].tolist()} "
+                f"(fitted judges: {self.judges_.tolist()})"
+            )
+        arr = votes.reindex(columns=self.judges_).to_numpy(dtype=np.float64, na_value=np.nan)
+        y1 = (arr == 1.0).astype(np.float64)
+        y0 = (arr == 0.0).astype(np.float64)
+        rho = _posterior_a(_log_likelihoods(y1, y0, self._log_conf, self._log_prior))
+        return pd.Series(rho, index=votes.index.copy(), name="posterior")
+
+    def fit_posterior(self, votes: pd.DataFrame) -> pd.Series:
+        """Fit on ``votes`` and return ``posterior_``."""
+        return self.fit(votes).posterior_
+
+    def __repr__(self) -> str:
+        return f"DawidSkene(smoothing={self.smoothing}, max_iter={self.max_iter}, tol={self.tol})"

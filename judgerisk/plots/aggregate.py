@@ -1,0 +1,166 @@
+"""Figures of the aggregation analyses: retention curves per aggregator, gains, disagreement."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from judgerisk.aggregate import AGGREGATORS
+from judgerisk.plots.risk import METHOD_LABELS
+
+__all__ = [
+    "AGGREGATOR_LABELS",
+    "plot_retention_curves",
+    "plot_retention_by_method",
+    "plot_disagreement",
+]
+
+#: Display names of the aggregators.
+AGGREGATOR_LABELS = {
+    "majority": "Majority vote",
+    "dawid_skene": "Dawid–Skene",
+    "mace": "MACE",
+    "glad": "GLAD",
+    "care": "CARE",
+}
+
+
+def _present(values: pd.Series, preferred: Sequence[str]) -> list[str]:
+    have = set(values)
+    return [v for v in preferred if v in have] + sorted(have - set(preferred))
+
+
+def plot_retention_curves(
+    table: pd.DataFrame, method: str = "scur", ax=None, band: bool = True
+) -> plt.Figure:
+    """Figure-5-like plot: accuracy of the kept decisions against the kept share, per aggregator.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`judgerisk.retention.retention_analysis` output (one row per seed, aggregator,
+        method, rho).
+    method : str, default "scur"
+        The risk score that orders the items.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure otherwise.
+    band : bool, default True
+        Shade mean ± one standard deviation over seeds.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    sub = table[table["method"].eq(method)]
+    if sub.empty:
+        raise ValueError(f"no rows for method {method!r}")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    else:
+        fig = ax.figure
+    colors = dict(zip(AGGREGATORS, sns.color_palette("colorblind", len(AGGREGATORS)), strict=True))
+    for agg in _present(sub["aggregator"], AGGREGATORS):
+        g = sub[sub["aggregator"].eq(agg)].groupby("rho")["accuracy"]
+        mean, sd = g.mean(), g.std().fillna(0.0)
+        x = 100 * mean.index.to_numpy()
+        color = colors.get(agg)
+        ax.plot(
+            x, 100 * mean.to_numpy(), marker="o", label=AGGREGATOR_LABELS.get(agg, agg), color=color
+        )
+        if band:
+            ax.fill_between(
+                x,
+                100 * (mean - sd).to_numpy(),
+                100 * (mean + sd).to_numpy(),
+                alpha=0.15,
+                color=color,
+                linewidth=0,
+            )
+    ax.invert_xaxis()
+    ax.set_xlabel("kept decisions, lowest risk first (%)")
+    ax.set_ylabel("accuracy of kept decisions (%)")
+    ax.set_title(f"Retention by {METHOD_LABELS.get(method, method)}, per aggregation rule")
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize="small")
+    return fig
+
+
+def plot_retention_by_method(
+    table: pd.DataFrame, rhos: Sequence[float] = (0.8, 0.5), methods: Sequence[str] | None = None
+) -> plt.Figure:
+    """Mean gain (points) at the given kept shares, per risk score and aggregator.
+
+    One panel per ρ; bars grouped by aggregator, one bar per risk score, error bars = standard
+    deviation over seeds.
+    """
+    methods = list(methods) if methods is not None else _present(table["method"], METHOD_LABELS)
+    fig, axes = plt.subplots(
+        1, len(rhos), figsize=(5.2 * len(rhos), 3.8), sharey=True, squeeze=False
+    )
+    for ax, rho in zip(axes[0], rhos, strict=True):
+        sub = table[np.isclose(table["rho"], rho) & table["method"].isin(methods)].copy()
+        if sub.empty:
+            raise ValueError(f"no rows at rho={rho}")
+        sub["gain (points)"] = 100 * sub["gain"]
+        sub["score"] = sub["method"].map(lambda m: METHOD_LABELS.get(m, m))
+        sub["rule"] = sub["aggregator"].map(lambda a: AGGREGATOR_LABELS.get(a, a))
+        order = [AGGREGATOR_LABELS.get(a, a) for a in _present(sub["aggregator"], AGGREGATORS)]
+        sns.barplot(
+            data=sub,
+            x="rule",
+            y="gain (points)",
+            hue="score",
+            order=order,
+            hue_order=[METHOD_LABELS.get(m, m) for m in methods],
+            errorbar="sd",
+            ax=ax,
+        )
+        ax.set_title(f"keep the lowest-risk {round(100 * rho)} %")
+        ax.set_xlabel("")
+        ax.tick_params(axis="x", labelrotation=20)
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.grid(axis="y", alpha=0.3)
+        if ax is not axes[0][-1]:
+            ax.get_legend().remove()
+        else:
+            ax.legend(
+                frameon=False,
+                fontsize="small",
+                title="risk score",
+                loc="upper left",
+                bbox_to_anchor=(1.0, 1.0),
+            )
+    fig.tight_layout()
+    return fig
+
+
+def plot_disagreement(matrix: pd.DataFrame, ax=None) -> plt.Figure:
+    """Heat map of the share of items on which two aggregators disagree (in %).
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        :func:`judgerisk.aggregate.disagreement` output.
+    """
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(4.8, 4.0))
+    else:
+        fig = ax.figure
+    labels = [AGGREGATOR_LABELS.get(a, a) for a in matrix.index]
+    sns.heatmap(
+        100 * matrix.to_numpy(),
+        annot=True,
+        fmt=".1f",
+        cmap="Blues",
+        square=True,
+        xticklabels=labels,
+        yticklabels=labels,
+        cbar_kws={"label": "% items"},
+        ax=ax,
+    )
+    ax.set_title("Verdict disagreement between aggregators")
+    return fig
