@@ -88,7 +88,9 @@ def majority_vote(votes: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.
         p = probs.reindex(index=votes.index, columns=votes.columns).to_numpy(dtype=np.float64)
         if np.isnan(p[observed]).any():
             raise ValueError("probs is missing where votes are observed")
-        pbar = np.where(observed, p, 0.0).sum(axis=1) / n_obs
+        # rounded so that the same multiset of probabilities in another judge order gives
+        # the same mean (otherwise last-bit noise decides ties of smoothed 0/1 verdicts)
+        pbar = np.round(np.where(observed, p, 0.0).sum(axis=1) / n_obs, 12)
         win_a = np.where(tie, pbar > 0.5, win_a)
     return pd.DataFrame(
         {"verdict": np.where(win_a, "A", "B"), "posterior": share, "tie": tie},

@@ -49,8 +49,14 @@ BASELINES: tuple[str, ...] = ("pe", "ve", "msp", "ds_entropy")
 
 
 # ------------------------------------------------------------------ wide-matrix kernels (internal)
+# Row means of the same multiset of probabilities can differ in the last bits depending on
+# the judges' column order; rounding to 1e-12 makes equal multisets give equal scores, so
+# that ties (e.g. smoothed 0/1 verdicts of real panels) stay ties when ranked.
+_ROUND = 12
+
+
 def _mean_probability(probs: pd.DataFrame) -> pd.Series:
-    return probs.mean(axis=1, skipna=True).rename("p_bar")
+    return probs.mean(axis=1, skipna=True).round(_ROUND).rename("p_bar")
 
 
 def _pe(probs: pd.DataFrame) -> pd.Series:
@@ -67,7 +73,7 @@ def _ve(votes: pd.DataFrame) -> pd.Series:
 def _msp(probs: pd.DataFrame) -> pd.Series:
     arr = probs.to_numpy(dtype=np.float64)
     unc = 1.0 - np.maximum(arr, 1.0 - arr)
-    return pd.Series(np.nanmean(unc, axis=1), index=probs.index, name="msp")
+    return pd.Series(np.nanmean(unc, axis=1).round(_ROUND), index=probs.index, name="msp")
 
 
 def _ds_entropy(

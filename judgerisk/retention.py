@@ -22,7 +22,7 @@ import pandas as pd
 from judgerisk.aggregate import AGGREGATORS
 from judgerisk.analysis import METHODS, aggregate_errors, risk_table
 from judgerisk.panel import validate_panel
-from judgerisk.risk_metrics import RETENTION_FRACTIONS, _align, _n_keep, retention_table
+from judgerisk.risk_metrics import RETENTION_FRACTIONS, align_scores, keep_count, retention_table
 from judgerisk.splits import split_items
 
 __all__ = [
@@ -83,7 +83,7 @@ def retention_curve(
         return out.rename(columns={"fraction": "rho"})
     if ties != "average":
         raise ValueError(f"ties must be 'average' or 'stable', got {ties!r}")
-    sc, err = _align(risk, errors)
+    sc, err = align_scores(risk, errors)
     n = len(err)
     if n == 0:
         raise ValueError("no items")
@@ -95,7 +95,7 @@ def retention_curve(
     new_block = np.concatenate([[True], r[1:] != r[:-1]])
     starts = np.flatnonzero(new_block)
     ends = np.append(starts[1:], n)
-    n_kept = np.array([_n_keep(f, n) for f in rhos])
+    n_kept = np.array([keep_count(f, n) for f in rhos])
     blk = np.searchsorted(starts, n_kept - 1, side="right") - 1  # block of the last kept item
     s, t = starts[blk], ends[blk]
     kept_err = cum[s] + (n_kept - s) * (cum[t] - cum[s]) / (t - s)

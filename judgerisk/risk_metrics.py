@@ -33,6 +33,8 @@ __all__ = [
     "accuracy_of_kept",
     "retention_table",
     "RETENTION_FRACTIONS",
+    "align_scores",
+    "keep_count",
 ]
 
 #: Retention levels of METHODS §6: keep the lowest-risk ceil(rho * n) items.
@@ -61,7 +63,7 @@ def _as_errors(errors, name: str = "errors") -> pd.Series:
     return pd.Series(numeric.astype(np.int8), index=s.index, name=s.name)
 
 
-def _align(scores, errors) -> tuple[pd.Series, pd.Series]:
+def align_scores(scores, errors) -> tuple[pd.Series, pd.Series]:
     """Align ``scores`` to the index of ``errors``; raise on missing items or non-finite scores."""
     err = _as_errors(errors)
     if isinstance(scores, pd.Series) and isinstance(errors, pd.Series):
@@ -104,7 +106,7 @@ def auroc(scores, errors) -> float:
     AUROC = P(score of a random error > score of a random non-error) + ½ P(tie), i.e. ties count ½
     (the Mann–Whitney statistic divided by n⁺ n⁻).
     """
-    sc, err = _align(scores, errors)
+    sc, err = align_scores(scores, errors)
     n_pos = int(err.sum())
     if n_pos == 0 or n_pos == len(err):
         return float("nan")
@@ -241,7 +243,7 @@ def matched_vote_groups(votes: pd.DataFrame, errors, scores=None) -> pd.DataFram
 
 def _group_u_statistics(scores, err: pd.Series, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Mann–Whitney U (errors above non-errors, ties ½) per group, vectorised by midranks."""
-    sc, _ = _align(scores, err)
+    sc, _ = align_scores(scores, err)
     ranks = sc.groupby(group).rank(method="average").to_numpy()
     e = err.to_numpy().astype(float)
     rank_sum = np.bincount(group, weights=ranks * e, minlength=n_groups)
@@ -385,7 +387,8 @@ def probability_high_consensus(probs, threshold: float = 0.8) -> pd.Series:
     return (conf >= threshold - _EPS).rename("prob_high_consensus")
 
 
-def _n_keep(fraction: float, n: int) -> int:
+def keep_count(fraction: float, n: int) -> int:
+    """Number of items kept at fraction ρ: ⌈ρ n⌉ (with a 1e-9 guard, so .8 x 10 keeps 8)."""
     if not 0.0 < fraction <= 1.0:
         raise ValueError(f"keep fraction must be in (0, 1], got {fraction}")
     return min(n, max(0, math.ceil(fraction * n - _EPS)))
@@ -413,12 +416,12 @@ def accuracy_of_kept(risk, errors, fraction: float) -> float:
     Items are ordered by increasing risk; ties in risk are broken by the order of ``errors`` (a
     stable sort), so the result is deterministic but not invariant to reordering tied items.
     """
-    sc, err = _align(risk, errors)
+    sc, err = align_scores(risk, errors)
     n = len(err)
     if n == 0:
         return float("nan")
     order = np.argsort(sc.to_numpy(), kind="stable")
-    kept = err.to_numpy()[order[: _n_keep(fraction, n)]]
+    kept = err.to_numpy()[order[: keep_count(fraction, n)]]
     return float(1.0 - kept.mean())
 
 
@@ -431,12 +434,12 @@ def retention_table(risk, errors, fractions: Sequence[float] = RETENTION_FRACTIO
         Columns ``fraction``, ``n_kept``, ``accuracy``, ``gain`` (accuracy minus the accuracy of
         all items).
     """
-    sc, err = _align(risk, errors)
+    sc, err = align_scores(risk, errors)
     n = len(err)
     order = np.argsort(sc.to_numpy(), kind="stable")
     e_sorted = err.to_numpy()[order].astype(float)
     cum_err = np.concatenate([[0.0], np.cumsum(e_sorted)])
-    n_kept = np.array([_n_keep(f, n) for f in fractions])
+    n_kept = np.array([keep_count(f, n) for f in fractions])
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = 1.0 - cum_err[n_kept] / n_kept
     base = 1.0 - cum_err[n] / n if n else float("nan")

@@ -286,3 +286,13 @@ def test_compare_aggregators_and_disagreement(spammer_panel):
     manual = (table["majority"] != table["dawid_skene"]).mean()
     assert d.loc["majority", "dawid_skene"] == pytest.approx(manual)
     assert ((table["n_distinct"] > 1).mean()) >= d.to_numpy().max()
+
+
+def test_majority_tie_of_smoothed_verdicts_goes_to_b_whatever_the_judge_order():
+    eps = 0.05
+    rows = [[1, 1, 0, 1, 0, 0], [0, 0, 1, 1, 1, 0], [1, 0, 1, 0, 1, 0]]
+    votes = pd.DataFrame(rows, columns=[f"J{j}" for j in range(6)], dtype=float)
+    probs = votes * (1 - 2 * eps) + eps
+    out = majority_vote(votes, probs)
+    assert out["tie"].all()
+    assert (out["verdict"] == "B").all()

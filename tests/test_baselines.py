@@ -135,3 +135,16 @@ def test_scrambling_gold_leaves_baselines_unchanged(sim_panel):
     ref = baseline_scores(sim_panel, fit_items=fit)
     pd.testing.assert_frame_equal(baseline_scores(scrambled, fit_items=fit), ref)
     pd.testing.assert_frame_equal(baseline_scores(no_gold, fit_items=fit), ref)
+
+
+def test_equal_vote_multisets_give_exactly_equal_scores():
+    # smoothed 0/1 verdicts (as in LLMBar): the same multiset in another judge order must tie
+    eps = 0.05
+    rows = []
+    patterns = {0: [1, 1, 0, 1, 0, 0], 1: [0, 0, 1, 1, 1, 0], 2: [1, 0, 1, 0, 1, 0]}
+    for item, votes in patterns.items():
+        for j, v in enumerate(votes):
+            rows.append((item, f"J{j}", "original", 1 - eps if v else eps))
+    panel = pd.DataFrame(rows, columns=["item", "judge", "condition", "p"])
+    for score in (pe(panel), msp(panel), mean_probability(panel)):
+        assert score.nunique() == 1, score.to_dict()
