@@ -1,0 +1,47 @@
+"""Verdict-logprob extraction from Hugging Face judges: items -> prompts -> panel table.
+
+Main entry point: :func:`extract_logprobs`. Prompts are versioned data
+(``judgerisk/extract/templates/*.json``); generation baselines (verbalized confidence,
+self-consistency) live in :mod:`judgerisk.extract.generation`.
+"""
+
+from judgerisk.extract.extract import canonical_logit, extract_logprobs, judge_name, prepare_prompts
+from judgerisk.extract.forward import AUTO_BATCH, last_logprobs, left_pad
+from judgerisk.extract.generation import parse_verbalized, self_consistency, verbalized_confidence
+from judgerisk.extract.parts import read_parts
+from judgerisk.extract.prompts import (
+    PLAIN_CHAT_TEMPLATE,
+    Template,
+    build_prompts,
+    list_templates,
+    load_template,
+    read_items,
+    render_chat,
+    render_chats,
+)
+from judgerisk.extract.tokens import VerdictTokens, encode_prompt, resolve_verdict_tokens
+
+__all__ = [
+    "AUTO_BATCH",
+    "PLAIN_CHAT_TEMPLATE",
+    "Template",
+    "VerdictTokens",
+    "build_prompts",
+    "canonical_logit",
+    "encode_prompt",
+    "extract_logprobs",
+    "judge_name",
+    "last_logprobs",
+    "left_pad",
+    "list_templates",
+    "load_template",
+    "parse_verbalized",
+    "prepare_prompts",
+    "read_items",
+    "read_parts",
+    "render_chat",
+    "render_chats",
+    "resolve_verdict_tokens",
+    "self_consistency",
+    "verbalized_confidence",
+]

@@ -1,0 +1,146 @@
+"""Resumable result parts: atomic parquet writes, a run manifest, corrupt-part detection.
+
+Layout of an output folder::
+
+    out_dir/manifest.json                       judge, template hash, verdict ids, ... of the run
+    out_dir/parts/part-r000-000000-n16.parquet  one file per finished batch (rank, sequence, rows)
+
+A part is written to a hidden temporary file, flushed, fsynced and renamed, so a visible part is
+always complete; a killed run loses at most the batch in flight. A part that cannot be read, has
+the wrong row count or columns, or holds non-finite values is renamed ``*.corrupt`` (with a
+warning) and its prompts are computed again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["PART_COLUMNS", "write_manifest", "write_part", "read_parts", "next_sequence"]
+
+PART_COLUMNS = ("item", "condition", "logprob_a", "logprob_b", "prompt_tokens")
+_PART_RE = re.compile(r"^part-r(\d+)-(\d+)-n(\d+)\.parquet$")
+
+
+def _atomic_write_bytes(path: Path, write) -> None:
+    tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_manifest(out_dir: Path, manifest: dict) -> None:
+    """Write ``manifest.json`` or check it against an existing one.
+
+    Raises
+    ------
+    ValueError
+        If the folder holds results of a different run (judge, template, verdict ids differ).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "manifest.json"
+    if path.exists():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        diff = {k: (old.get(k), v) for k, v in manifest.items() if old.get(k) != v}
+        if diff:
+            raise ValueError(
+                f"{out_dir} holds results of a different run; differing fields (old, new): {diff}. "
+                "Use a new output folder."
+            )
+        return
+    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    _atomic_write_bytes(path, lambda fh: fh.write(text.encode("utf-8")))
+
+
+def next_sequence(parts_dir: Path, rank: int) -> int:
+    """First unused part sequence number of ``rank`` (parts of earlier runs are kept)."""
+    seqs = [
+        int(m.group(2))
+        for p in parts_dir.glob("part-*.parquet")
+        if (m := _PART_RE.match(p.name)) and int(m.group(1)) == rank
+    ]
+    return max(seqs, default=-1) + 1
+
+
+def write_part(parts_dir: Path, rank: int, seq: int, frame: pd.DataFrame) -> Path:
+    """Atomically write one finished batch as ``part-r{rank}-{seq}-n{rows}.parquet``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts_dir.mkdir(parents=True, exist_ok=True)
+    path = parts_dir / f"part-r{rank:03d}-{seq:06d}-n{len(frame)}.parquet"
+    table = pa.Table.from_pandas(frame[list(PART_COLUMNS)], preserve_index=False)
+    _atomic_write_bytes(path, lambda fh: pq.write_table(table, fh))
+    return path
+
+
+def _check_part(path: Path, n: int) -> pd.DataFrame:
+    frame = pd.read_parquet(path)
+    if len(frame) != n:
+        raise ValueError(f"{len(frame)} rows, name says {n}")
+    missing = [c for c in PART_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"missing columns {missing}")
+    lp = frame[["logprob_a", "logprob_b"]].to_numpy(dtype=np.float64)
+    if not np.isfinite(lp).all() or (lp > 0).any():
+        raise ValueError("non-finite or positive log-probabilities")
+    return frame
+
+
+def read_parts(out_dir) -> pd.DataFrame:
+    """Read and merge all valid parts of an output folder (all ranks).
+
+    Corrupt parts are renamed ``*.corrupt`` with a warning and left out, so their prompts count
+    as not done. A (item, condition) pair found in several parts keeps its first occurrence
+    (by file name), with a warning giving the count.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`PART_COLUMNS` (empty if there are no parts).
+    """
+    parts_dir = Path(out_dir) / "parts"
+    frames, bad = [], []
+    for path in sorted(parts_dir.glob("part-*.parquet")) if parts_dir.exists() else []:
+        m = _PART_RE.match(path.name)
+        try:
+            if m is None:
+                raise ValueError("unexpected file name")
+            frames.append(_check_part(path, int(m.group(3))))
+        except FileNotFoundError:
+            continue  # renamed by another rank meanwhile
+        except Exception as exc:  # any unreadable file is a corrupt part
+            bad.append(f"{path.name} ({type(exc).__name__}: {exc})"[:200])
+            try:
+                os.replace(path, path.with_name(path.name + ".corrupt"))
+            except FileNotFoundError:
+                pass
+    if bad:
+        warnings.warn(
+            f"{len(bad)} corrupt result part(s) set aside as *.corrupt and redone: {bad[:5]}",
+            stacklevel=2,
+        )
+    if not frames:
+        return pd.DataFrame({c: [] for c in PART_COLUMNS})
+    out = pd.concat(frames, ignore_index=True)
+    dup = out.duplicated(["item", "condition"], keep="first")
+    if dup.any():
+        warnings.warn(
+            f"{int(dup.sum())} (item, condition) result(s) appear in more than one part; "
+            "keeping the first",
+            stacklevel=2,
+        )
+        out = out.loc[~dup].reset_index(drop=True)
+    return out

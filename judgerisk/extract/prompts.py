@@ -1,0 +1,380 @@
+"""Judge prompts as data: versioned templates, items, the six conditions and chat rendering.
+
+A template is a JSON record (``judgerisk/extract/templates/<name>.json``) with a system message, a
+user message with the fields ``{rubric} {prompt} {answer_a} {answer_b}``, three rubrics and a table
+that maps each condition to ``(swap, rubric)``. Every extracted row records the template name and
+a hash of the whole record, so results from different prompts are never mixed silently.
+
+References
+----------
+METHODS.md §1; the instance-level panel reliability paper (appendix: system and task prompts).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+from judgerisk.panel import CONDITIONS
+
+__all__ = [
+    "Template",
+    "PLAIN_CHAT_TEMPLATE",
+    "list_templates",
+    "load_template",
+    "read_items",
+    "build_prompts",
+    "render_chat",
+    "render_chats",
+]
+
+ITEM_COLUMNS = ("item", "prompt", "answer_a", "answer_b")
+_FIELDS = {"rubric", "prompt", "answer_a", "answer_b"}
+
+#: A documented fallback for tokenizers without a chat template (base models): role-tagged plain
+#: text ending with ``"Assistant:"``. Pass it as ``chat_template=PLAIN_CHAT_TEMPLATE``.
+PLAIN_CHAT_TEMPLATE = (
+    "{% for m in messages %}{% if m['role'] == 'system' %}{{ m['content'] }}\n\n"
+    "{% elif m['role'] == 'user' %}User: {{ m['content'] }}\n\n"
+    "{% else %}Assistant: {{ m['content'] }}\n\n{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}Assistant:{% endif %}"
+)
+
+
+@dataclass(frozen=True)
+class Template:
+    """A versioned judge prompt.
+
+    Attributes
+    ----------
+    name : str
+        Template name, e.g. ``"pairwise_v1"``.
+    version : int
+        Version number; bump it whenever the wording changes.
+    system, user : str
+        System message and user message (``str.format`` fields: rubric, prompt, answer_a,
+        answer_b).
+    rubrics : dict
+        Rubric name -> text; conditions refer to these names.
+    conditions : dict
+        Condition name -> ``{"swap": bool, "rubric": str}``.
+    assistant_prefill : str
+        Text placed at the start of the assistant turn, before the verdict slot.
+    verdict_tokens : tuple of str
+        The two verdict strings, for the judge's first and second displayed answer.
+    kind : str
+        ``"verdict"`` (one-token logprobs) or ``"verbalized"`` (generation baseline).
+    hash : str
+        First 16 hex digits of the SHA-256 of the canonical JSON of the record.
+    """
+
+    name: str
+    version: int
+    system: str
+    user: str
+    rubrics: dict
+    conditions: dict
+    assistant_prefill: str = ""
+    verdict_tokens: tuple = ("A", "B")
+    kind: str = "verdict"
+    description: str = ""
+    record: dict = field(default_factory=dict, repr=False, compare=False)
+    hash: str = ""
+
+    @classmethod
+    def from_record(cls, record: dict) -> Template:
+        """Build and check a template from its JSON record."""
+        need = ("name", "version", "system", "user", "rubrics", "conditions")
+        missing = [k for k in need if k not in record]
+        if missing:
+            raise ValueError(f"template record is missing key(s) {missing}")
+        fields = set(re.findall(r"{(\w+)}", record["user"]))
+        if fields - _FIELDS or not {"prompt", "answer_a", "answer_b"} <= fields:
+            raise ValueError(
+                f"template {record['name']!r}: user message fields {sorted(fields)} must be among "
+                f"{sorted(_FIELDS)} and include prompt, answer_a, answer_b"
+            )
+        for cond, spec in record["conditions"].items():
+            if spec.get("rubric") not in record["rubrics"] or not isinstance(
+                spec.get("swap"), bool
+            ):
+                raise ValueError(
+                    f"template {record['name']!r}: condition {cond!r} must map to a known rubric "
+                    f"{sorted(record['rubrics'])} and a boolean 'swap', got {spec}"
+                )
+        tokens = tuple(record.get("verdict_tokens", ("A", "B")))
+        if len(tokens) != 2 or tokens[0] == tokens[1]:
+            raise ValueError(f"verdict_tokens must be two different strings, got {tokens}")
+        canon = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        digest = hashlib.sha256(canon.encode("utf-8")).hexdigest()[:16]
+        return cls(
+            name=str(record["name"]),
+            version=int(record["version"]),
+            system=record["system"],
+            user=record["user"],
+            rubrics=dict(record["rubrics"]),
+            conditions=dict(record["conditions"]),
+            assistant_prefill=record.get("assistant_prefill", ""),
+            verdict_tokens=tokens,
+            kind=record.get("kind", "verdict"),
+            description=record.get("description", ""),
+            record=record,
+            hash=digest,
+        )
+
+    def messages(self, prompt: str, first: str, second: str, rubric: str) -> list[dict]:
+        """Chat messages for one prompt with the answers in display order."""
+        user = self.user.format(
+            rubric=self.rubrics[rubric], prompt=prompt, answer_a=first, answer_b=second
+        )
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+
+def list_templates() -> list[str]:
+    """Names of the templates shipped with judgerisk."""
+    folder = resources.files("judgerisk.extract").joinpath("templates")
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def load_template(template: str | Path | dict | Template = "pairwise_v1") -> Template:
+    """Load a template by shipped name, JSON path, record dict or pass a Template through.
+
+    Parameters
+    ----------
+    template : str, Path, dict or Template
+        A shipped name (see :func:`list_templates`), a path to a JSON file, or a record.
+
+    Returns
+    -------
+    Template
+    """
+    if isinstance(template, Template):
+        return template
+    if isinstance(template, dict):
+        return Template.from_record(template)
+    path = Path(template)
+    if path.suffix == ".json" and path.exists():
+        return Template.from_record(json.loads(path.read_text(encoding="utf-8")))
+    names = list_templates()
+    if str(template) not in names:
+        raise ValueError(f"unknown template {str(template)!r}; shipped templates: {names}")
+    res = resources.files("judgerisk.extract").joinpath("templates", f"{template}.json")
+    return Template.from_record(json.loads(res.read_text(encoding="utf-8")))
+
+
+def read_items(items) -> pd.DataFrame:
+    """Read and check an items table: ``item, prompt, answer_a, answer_b[, gold]``.
+
+    Parameters
+    ----------
+    items : DataFrame or path
+        A DataFrame, or a ``.jsonl`` / ``.json`` / ``.csv`` / ``.parquet`` file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy with text columns as Python ``str``; other columns are kept.
+
+    Raises
+    ------
+    ValueError
+        Naming missing columns, duplicate item ids, and rows with empty or missing text, or gold
+        values other than "A"/"B".
+    """
+    if not isinstance(items, pd.DataFrame):
+        path = Path(items)
+        if not path.exists():
+            raise FileNotFoundError(f"items file not found: {path}")
+        suffix = path.suffix.lower()
+        if suffix in (".jsonl", ".ndjson"):
+            items = pd.read_json(path, lines=True, dtype=False)
+        elif suffix == ".json":
+            items = pd.read_json(path, dtype=False)
+        elif suffix == ".csv":
+            items = pd.read_csv(path, keep_default_na=False)
+        elif suffix == ".parquet":
+            items = pd.read_parquet(path)
+        else:
+            raise ValueError(f"items file {path} must be .jsonl, .json, .csv or .parquet")
+    missing = [c for c in ITEM_COLUMNS if c not in items.columns]
+    if missing:
+        raise ValueError(
+            f"items are missing column(s) {missing}; need {list(ITEM_COLUMNS)} (+ optional gold), "
+            f"got {list(items.columns)}"
+        )
+    out = items.reset_index(drop=True).copy()
+    if len(out) == 0:
+        raise ValueError("items table is empty")
+    if out["item"].isna().any():
+        rows = list(out.index[out["item"].isna()][:10])
+        raise ValueError(f"column 'item' has missing ids at rows {rows}")
+    dup = out["item"].duplicated(keep=False)
+    if dup.any():
+        raise ValueError(f"duplicate item ids: {list(pd.unique(out.loc[dup, 'item']))[:10]}")
+    for col in ITEM_COLUMNS[1:]:
+        values = out[col]
+        bad = values.isna() | (values.astype(str).str.strip() == "")
+        if bad.any():
+            ids = list(out.loc[bad, "item"][:10])
+            raise ValueError(
+                f"column {col!r} is empty or missing for {int(bad.sum())} item(s): {ids}"
+            )
+        out[col] = values.astype(str).astype(object)
+    if "gold" in out.columns:
+        bad = ~out["gold"].isin(["A", "B"]) & out["gold"].notna()
+        if bad.any():
+            raise ValueError(
+                f"column 'gold' must be 'A' or 'B'; bad values {sorted(set(out.loc[bad, 'gold']))}"
+                f" for items {list(out.loc[bad, 'item'][:10])}"
+            )
+    return out
+
+
+def build_prompts(items: pd.DataFrame, template: Template, conditions=CONDITIONS) -> pd.DataFrame:
+    """Expand items into one chat prompt per (item, condition).
+
+    Parameters
+    ----------
+    items : DataFrame
+        Output of :func:`read_items`.
+    template : Template
+    conditions : sequence of str
+        Condition names defined by the template.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item, condition, swapped, rubric, messages`` (list of chat messages), one row per
+        item and condition, items in input order and conditions in the given order.
+
+    Notes
+    -----
+    With ``swapped`` the judge sees the original answer B first (labelled "A"); its "A" token then
+    means original B, so the canonical probability is ``P(token "B")`` (METHODS §1).
+    """
+    conditions = tuple(conditions)
+    unknown = [c for c in conditions if c not in template.conditions]
+    if unknown:
+        raise ValueError(
+            f"condition(s) {unknown} are not defined by template {template.name!r} "
+            f"(defines {list(template.conditions)})"
+        )
+    if len(set(conditions)) != len(conditions):
+        raise ValueError(f"conditions must be unique, got {conditions}")
+    rows = []
+    for cond in conditions:
+        spec = template.conditions[cond]
+        for item, prompt, a, b in zip(
+            items["item"], items["prompt"], items["answer_a"], items["answer_b"], strict=True
+        ):
+            first, second = (b, a) if spec["swap"] else (a, b)
+            rows.append(
+                {
+                    "item": item,
+                    "condition": cond,
+                    "swapped": spec["swap"],
+                    "rubric": spec["rubric"],
+                    "messages": template.messages(prompt, first, second, spec["rubric"]),
+                }
+            )
+    out = pd.DataFrame(rows)
+    order = {c: k for k, c in enumerate(conditions)}
+    pos = {item: k for k, item in enumerate(items["item"])}
+    out["_o"] = out["item"].map(pos) * len(conditions) + out["condition"].map(order)
+    return out.sort_values("_o", kind="stable").drop(columns="_o").reset_index(drop=True)
+
+
+_THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
+
+
+def render_chat(
+    tokenizer,
+    messages: list[dict],
+    *,
+    enable_thinking: bool = False,
+    chat_template: str | None = None,
+    assistant_prefill: str = "",
+) -> str:
+    """Render chat messages to the judge's prompt text, ending at the verdict slot.
+
+    Parameters
+    ----------
+    tokenizer : transformers tokenizer
+    messages : list of dict
+    enable_thinking : bool
+        Passed to the chat template. Must be False for one-token verdict extraction.
+    chat_template : str or None
+        A Jinja template overriding the tokenizer's (e.g. :data:`PLAIN_CHAT_TEMPLATE` for a base
+        model without one).
+    assistant_prefill : str
+        Text appended after the generation prompt (the start of the assistant turn).
+
+    Returns
+    -------
+    str
+        The rendered text, with ``add_generation_prompt=True``.
+
+    Raises
+    ------
+    ValueError
+        If the tokenizer has no chat template and none is given, or when the rendered generation
+        prompt opens a thinking block that it does not close (the first generated token would be
+        reasoning, not the verdict).
+    """
+    return render_chats(
+        tokenizer,
+        [messages],
+        enable_thinking=enable_thinking,
+        chat_template=chat_template,
+        assistant_prefill=assistant_prefill,
+    )[0]
+
+
+def render_chats(
+    tokenizer,
+    conversations: list[list[dict]],
+    *,
+    enable_thinking: bool = False,
+    chat_template: str | None = None,
+    assistant_prefill: str = "",
+) -> list[str]:
+    """Batch version of :func:`render_chat` (one template call for all conversations)."""
+    template = chat_template if chat_template is not None else tokenizer.chat_template
+    if not template:
+        raise ValueError(
+            "the tokenizer has no chat template. Pass chat_template=... (a Jinja string), e.g. "
+            "judgerisk.extract.PLAIN_CHAT_TEMPLATE for a base model"
+        )
+    conversations = list(conversations)
+    if not conversations:
+        return []
+    texts = tokenizer.apply_chat_template(
+        conversations,
+        chat_template=template,
+        tokenize=False,
+        add_generation_prompt=True,
+        enable_thinking=enable_thinking,
+    )
+    for text, messages in zip(texts, conversations, strict=True):
+        _check_thinking(text, messages[-1]["content"], enable_thinking)
+    return [text + assistant_prefill for text in texts]
+
+
+def _check_thinking(text: str, last_content: str, enable_thinking: bool) -> None:
+    last = text.rfind(last_content)
+    tail = text[last + len(last_content) :] if last >= 0 else text
+    for match in _THINK_OPEN.finditer(tail):
+        tag = match.group(1).lower()
+        if not re.search(rf"</{tag}>", tail, re.IGNORECASE):
+            raise ValueError(
+                f"the rendered prompt opens a <{tag}> block after the last user message without "
+                f"closing it (enable_thinking={enable_thinking}): the first generated token would "
+                f"be reasoning, not the verdict. Disable thinking in the chat template. Rendered "
+                f"tail: {tail!r}"
+            )
