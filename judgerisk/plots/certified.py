@@ -1,0 +1,158 @@
+"""Figures for certified panel decisions and the panel report."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+__all__ = [
+    "plot_certified_summary",
+    "plot_fdp_spread",
+    "plot_score_distribution",
+    "plot_retention_curves",
+]
+
+
+def plot_certified_summary(summary: pd.DataFrame, method: str = "scope") -> plt.Figure:
+    """Coverage and mean test FDP against alpha, one line per score.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`judgerisk.certified.summarize_certified` output (index score, method, alpha).
+    method : str, default "scope"
+        Selector shown.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: coverage (share of test items accepted). Right: mean FDP with ±2 Monte-Carlo
+        standard errors and the diagonal FDP = alpha (the certified level).
+    """
+    data = summary.reset_index()
+    data = data[data["method"] == method]
+    if data.empty:
+        raise ValueError(f"no rows for method {method!r} in the summary")
+    fig, (ax_c, ax_r) = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+    for name, sub in data.groupby("score", sort=False):
+        ax_c.plot(sub["alpha"], sub["coverage_mean"], marker="o", label=name)
+        ax_r.errorbar(
+            sub["alpha"],
+            sub["risk_mean"],
+            yerr=2 * sub["risk_se"],
+            marker="o",
+            capsize=3,
+            label=name,
+        )
+    lim = [0, float(data["alpha"].max()) * 1.1]
+    ax_r.plot(lim, lim, color="black", linestyle="--", linewidth=1, label="FDP = α")
+    ax_c.set(xlabel="α (target FDR)", ylabel="coverage", title="Accepted share of test items")
+    ax_r.set(xlabel="α (target FDR)", ylabel="mean test FDP", title="Error rate among accepted")
+    ax_c.set_ylim(0, 1.02)
+    ax_c.legend(fontsize=8)
+    ax_r.legend(fontsize=8)
+    return fig
+
+
+def plot_fdp_spread(table: pd.DataFrame, method: str = "scope") -> plt.Figure:
+    """Distribution of the per-split test FDP (box plots per alpha and score).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`judgerisk.certified.certify_panel` output (one row per split).
+    method : str, default "scope"
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The guarantee is on the *mean* (black diamonds); single splits may exceed alpha.
+    """
+    data = table[table["method"] == method].copy()
+    if data.empty:
+        raise ValueError(f"no rows for method {method!r}")
+    data["alpha"] = data["alpha"].round(3).astype(str)
+    fig, ax = plt.subplots(figsize=(9, 4), constrained_layout=True)
+    sns.boxplot(data=data, x="alpha", y="risk", hue="score", ax=ax, fliersize=1, linewidth=0.8)
+    means = data.groupby(["alpha", "score"], sort=False)["risk"].mean().reset_index()
+    sns.pointplot(
+        data=means,
+        x="alpha",
+        y="risk",
+        hue="score",
+        ax=ax,
+        dodge=0.53,
+        linestyle="none",
+        markers="D",
+        palette=["black"] * means["score"].nunique(),
+        legend=False,
+    )
+    for k, a in enumerate(sorted(data["alpha"].unique(), key=float)):
+        ax.hlines(float(a), k - 0.45, k + 0.45, color="red", linestyle="--", linewidth=1)
+    ax.set(xlabel="α", ylabel="test FDP per split", title="FDP over calibration / test splits")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_score_distribution(
+    scores: pd.DataFrame, column: str = "scur", error: pd.Series | None = None
+) -> plt.Figure:
+    """Histogram of a per-item risk score, split by error when labels are known.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        :func:`judgerisk.certified.score_panel` output (indexed by item).
+    column : str, default "scur"
+    error : pandas.Series of bool, optional
+        By item; colours the histogram (panel verdict wrong / right).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    values = pd.to_numeric(scores[column], errors="coerce")
+    frame = pd.DataFrame({column: values})
+    fig, ax = plt.subplots(figsize=(7, 3.5), constrained_layout=True)
+    bins = np.linspace(np.nanmin(values), np.nanmax(values) + 1e-12, 31)
+    if error is not None:
+        frame["verdict"] = np.where(error.reindex(frame.index).astype(bool), "wrong", "right")
+        sns.histplot(
+            data=frame,
+            x=column,
+            hue="verdict",
+            bins=bins,
+            stat="density",
+            common_norm=False,
+            element="step",
+            ax=ax,
+        )
+    else:
+        sns.histplot(data=frame, x=column, bins=bins, ax=ax)
+    ax.set(xlabel=column, title=f"Distribution of {column} over items")
+    return fig
+
+
+def plot_retention_curves(table: pd.DataFrame, ax=None) -> plt.Axes:
+    """Accuracy of the kept items against the kept share, one line per risk score (± sd).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`judgerisk.risk_metrics.retention_table` stacked over seeds (one dataset
+        and aggregator), with the extra columns ``method`` (risk score) and ``seed``.
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = ax or plt.subplots(figsize=(5.5, 3.8), layout="constrained")[1]
+    sns.lineplot(
+        data=table, x="fraction", y="accuracy", hue="method", errorbar="sd", marker="o", ax=ax
+    )
+    ax.invert_xaxis()
+    ax.set(xlabel="share of items kept (lowest risk first)", ylabel="accuracy of kept verdicts")
+    return ax
