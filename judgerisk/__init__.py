@@ -1,1 +1,83 @@
-"""judgerisk."""
+"""judgerisk: can this LLM-as-a-judge verdict be trusted?
+
+Instance-level risk for panels of LLM judges (latent measurement model, the U/C/S signals
+and SCUR, baselines, aggregators, retention) and certified selective judging for one
+judge (BPE and SCOPE), on one tidy long data contract (:mod:`judgerisk.panel`).
+
+The most used names are importable from the package itself; everything else lives in
+its module. :mod:`judgerisk.extract` (torch, transformers) is imported only when used.
+"""
+
+from judgerisk.aggregate import AGGREGATORS, aggregate
+from judgerisk.analysis import evaluate_risk, summarize_risk
+from judgerisk.baselines import baseline_scores, ds_entropy, msp, pe, ve
+from judgerisk.certified import certify_panel, score_panel, select_items
+from judgerisk.dawid_skene import DawidSkene
+from judgerisk.lmm import LatentMeasurementModel
+from judgerisk.panel import (
+    CONDITIONS,
+    FAMILIES,
+    PanelError,
+    load_panel,
+    save_panel,
+    to_wide,
+    validate_panel,
+    verdicts,
+)
+from judgerisk.protocol import split_protocol, summarize_protocol
+from judgerisk.retention import retention_analysis, retention_curve
+from judgerisk.scope import Scope, TrustOrEscalate, scope_threshold
+from judgerisk.selective import bpe, predictive_probability, swap_and_aggregate
+from judgerisk.signals import explain, riskiest, scur_scores
+from judgerisk.simulate import simulate_pairs, simulate_panel
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AGGREGATORS",
+    "CONDITIONS",
+    "FAMILIES",
+    "DawidSkene",
+    "LatentMeasurementModel",
+    "PanelError",
+    "Scope",
+    "TrustOrEscalate",
+    "aggregate",
+    "baseline_scores",
+    "bpe",
+    "certify_panel",
+    "ds_entropy",
+    "evaluate_risk",
+    "explain",
+    "extract_logprobs",
+    "load_panel",
+    "msp",
+    "pe",
+    "predictive_probability",
+    "retention_analysis",
+    "retention_curve",
+    "riskiest",
+    "save_panel",
+    "scope_threshold",
+    "score_panel",
+    "scur_scores",
+    "select_items",
+    "simulate_pairs",
+    "simulate_panel",
+    "split_protocol",
+    "summarize_protocol",
+    "summarize_risk",
+    "swap_and_aggregate",
+    "to_wide",
+    "validate_panel",
+    "ve",
+    "verdicts",
+]
+
+
+def __getattr__(name: str):
+    if name == "extract_logprobs":  # needs torch and transformers: import on first use
+        from judgerisk.extract import extract_logprobs
+
+        return extract_logprobs
+    raise AttributeError(f"module 'judgerisk' has no attribute {name!r}")
