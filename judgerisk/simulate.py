@@ -28,7 +28,15 @@ import pandas as pd
 
 from judgerisk.panel import CONDITIONS, ORIGINAL, validate_panel
 
-__all__ = ["Panel", "SimulationTruth", "simulate_panel", "simulate_pairs", "DEFAULT_KNOBS"]
+__all__ = [
+    "Panel",
+    "SimulationTruth",
+    "simulate_panel",
+    "simulate_pairs",
+    "DEFAULT_KNOBS",
+    "KNOB_DOCS",
+    "knob_table",
+]
 
 #: Default values of every knob of :func:`simulate_panel` (documented there).
 DEFAULT_KNOBS: dict[str, float] = {
@@ -57,6 +65,47 @@ DEFAULT_KNOBS: dict[str, float] = {
     "spammer_sd": 2.5,
     "missing_rate": 0.0,
 }
+
+
+#: One line per knob: what it controls (shown in chapter 1 by :func:`knob_table`).
+KNOB_DOCS: dict[str, str] = {
+    "gold_a_rate": "share of items whose gold answer is A",
+    "q_location": "typical items: |q| ~ LogNormal(q_location, q_spread)",
+    "q_spread": "spread of log |q| for typical items",
+    "ambiguous_rate": "share of ambiguous items",
+    "ambiguous_max": "ambiguous items: |q| ~ U(0, ambiguous_max)",
+    "consensus_wrong_rate": "share of items whose latent preference points to the wrong answer",
+    "wrong_strength": "|q| multiplier on consensus-wrong items",
+    "order_sensitive_rate": "share of items with an item x judge order effect tau_ij",
+    "order_sensitivity": "sd of tau_ij (its sign flips with the order swap)",
+    "rubric_sensitive_rate": "share of items whose preference shifts under each rubric",
+    "rubric_sensitivity": "sd of the rubric shift eta_ir",
+    "hard_item_boost": "ambiguous / consensus-wrong items are this much likelier to be sensitive",
+    "hard_noise_boost": "noise multiplier w_i on consensus-wrong items",
+    "judge_scale_sd": "log a_j ~ N(0, sd^2), re-centred so that the a_j have geometric mean 1",
+    "judge_bias_sd": "b_j ~ N(0, sd^2)",
+    "judge_noise_low": "sigma_j ~ U(low, high)",
+    "judge_noise_high": "sigma_j ~ U(low, high)",
+    "position_bias_mean": "first-shown answer bonus beta_j ~ N(mean, sd^2)",
+    "position_bias_sd": "spread of the position bias beta_j",
+    "condition_effect_sd": "delta_c ~ N(0, sd^2) for c != original",
+    "kappa_sd": "kappa_jc ~ N(0, sd^2) for c != original (position bias added)",
+    "n_spammers": "the last n judges ignore the item: m ~ N(b_j, spammer_sd^2)",
+    "spammer_sd": "noise sd of spammer judges",
+    "missing_rate": "share of cells dropped at random (every item keeps an original cell)",
+}
+
+
+def knob_table(**knobs: float) -> pd.DataFrame:
+    """Every simulation knob: its default, the value used (with overrides) and its meaning."""
+    used = _resolve_knobs(knobs)
+    return pd.DataFrame(
+        {
+            "default": pd.Series(DEFAULT_KNOBS),
+            "used": pd.Series(used),
+            "meaning": pd.Series(KNOB_DOCS),
+        }
+    ).rename_axis("knob")
 
 
 @dataclass(frozen=True)
