@@ -21,12 +21,10 @@ import argparse
 import sys
 import textwrap
 import warnings
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from judgerisk.panel import CONDITIONS, PanelError
+from judgerisk.panel import CONDITIONS, PanelError, read_table, write_table
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_RUNTIME", "EXIT_USAGE", "EXIT_DEPENDENCY"]
 
@@ -43,39 +41,6 @@ examples:
 exit codes: 0 ok, 1 runtime error, 2 usage error or bad input (e.g. a panel that breaks the
 data contract), 3 optional dependency missing, 130 interrupted.
 """
-
-
-class InputError(ValueError):
-    """Bad user input detected by the CLI itself (exit code 2)."""
-
-
-def _read_table(path: str | Path) -> pd.DataFrame:
-    """Read a csv / parquet / jsonl table by extension."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"file not found: {path}")
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return pd.read_csv(path)
-    if suffix in (".parquet", ".pq"):
-        return pd.read_parquet(path)
-    if suffix in (".jsonl", ".ndjson"):
-        return pd.read_json(path, lines=True)
-    raise InputError(f"unsupported file type {suffix!r} for {path}; use .csv, .parquet or .jsonl")
-
-
-def _write_table(df: pd.DataFrame, path: str | Path) -> Path:
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        df.to_csv(path, index=False)
-    elif suffix in (".parquet", ".pq"):
-        df.to_parquet(path, index=False)
-    elif suffix in (".jsonl", ".ndjson"):
-        df.to_json(path, orient="records", lines=True)
-    else:
-        raise InputError(f"unsupported output type {suffix!r}; use .csv, .parquet or .jsonl")
-    return path
 
 
 def _conditions(text: str) -> tuple[str, ...]:
@@ -115,7 +80,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
     out = save_panel(data, args.output)
     if args.labels is not None:
         labels = sim.data.drop_duplicates("item")[["item", "gold"]]
-        _write_table(labels, args.labels)
+        write_table(labels, args.labels)
     print(
         f"wrote {out}: {data['item'].nunique()} items x {data['judge'].nunique()} judges x "
         f"{data['condition'].nunique()} conditions ({len(data)} rows)",
@@ -148,7 +113,7 @@ def _run_score(args: argparse.Namespace) -> int:
         scur_options=_scur_options(args.accelerate),
         progress=args.progress,
     )
-    _write_table(table.reset_index(), args.output)
+    write_table(table.reset_index(), args.output)
     print(
         f"wrote {args.output}: {len(table)} items; columns {', '.join(table.columns)}",
         file=sys.stderr,
@@ -160,8 +125,8 @@ def _run_score(args: argparse.Namespace) -> int:
 def _run_select(args: argparse.Namespace) -> int:
     from judgerisk.certified import select_items
 
-    scores = _read_table(args.scores)
-    calibration = _read_table(args.calibration)
+    scores = read_table(args.scores)
+    calibration = read_table(args.calibration)
     decisions = select_items(
         scores,
         calibration,
@@ -169,7 +134,7 @@ def _run_select(args: argparse.Namespace) -> int:
         score=args.score,
         verdict=args.verdict,
     )
-    _write_table(decisions, args.output)
+    write_table(decisions, args.output)
     test = decisions[decisions["role"] == "test"]
     n_acc = int(test["accepted"].sum())
     lam = decisions.attrs.get("threshold", float("nan"))
@@ -368,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         print(f"{prog}: error: missing dependency: {exc}", file=sys.stderr)
         return EXIT_DEPENDENCY
-    except (PanelError, InputError, FileNotFoundError, ValueError, KeyError) as exc:
+    except (PanelError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - the CLI must turn any failure into exit code 1

@@ -44,6 +44,8 @@ __all__ = [
     "validate_panel",
     "load_panel",
     "save_panel",
+    "read_table",
+    "write_table",
     "to_wide",
     "to_long",
     "verdicts",
@@ -341,6 +343,47 @@ def _check_gold(out: pd.DataFrame) -> None:
     out["gold"] = _as_text(gold)
 
 
+_READERS = {
+    ".csv": pd.read_csv,
+    ".parquet": pd.read_parquet,
+    ".pq": pd.read_parquet,
+    ".jsonl": lambda path: pd.read_json(path, lines=True),
+    ".ndjson": lambda path: pd.read_json(path, lines=True),
+}
+_WRITERS = {
+    ".csv": lambda df, path: df.to_csv(path, index=False),
+    ".parquet": lambda df, path: df.to_parquet(path, index=False),
+    ".pq": lambda df, path: df.to_parquet(path, index=False),
+    ".jsonl": lambda df, path: df.to_json(path, orient="records", lines=True),
+    ".ndjson": lambda df, path: df.to_json(path, orient="records", lines=True),
+}
+
+
+def _format_of(path: Path, table: dict) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in table:
+        raise PanelError(
+            f"unsupported file type {suffix!r} for {path}; use .csv, .parquet or .jsonl"
+        )
+    return suffix
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a csv, parquet or jsonl table (by extension), without validating it."""
+    path = Path(path)
+    suffix = _format_of(path, _READERS)
+    if not path.is_file():
+        raise FileNotFoundError(f"file not found: {path}")
+    return _READERS[suffix](path)
+
+
+def write_table(df: pd.DataFrame, path: str | Path) -> Path:
+    """Write a table as csv, parquet or jsonl (by extension), without the index."""
+    path = Path(path)
+    _WRITERS[_format_of(path, _WRITERS)](df, path)
+    return path
+
+
 def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS) -> pd.DataFrame:
     """Read a panel from csv, parquet or jsonl (by extension) and validate it.
 
@@ -356,36 +399,12 @@ def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS
     pandas.DataFrame
         The validated panel.
     """
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"panel file not found: {path}")
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        df = pd.read_csv(path)
-    elif suffix in (".parquet", ".pq"):
-        df = pd.read_parquet(path)
-    elif suffix in (".jsonl", ".ndjson"):
-        df = pd.read_json(path, lines=True)
-    else:
-        raise PanelError(
-            f"unsupported panel file type {suffix!r} for {path}; use .csv, .parquet or .jsonl"
-        )
-    return validate_panel(df, conditions=conditions)
+    return validate_panel(read_table(path), conditions=conditions)
 
 
 def save_panel(panel: pd.DataFrame, path: str | Path) -> Path:
     """Write a panel as csv, parquet or jsonl (by extension); the inverse of :func:`load_panel`."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        panel.to_csv(path, index=False)
-    elif suffix in (".parquet", ".pq"):
-        panel.to_parquet(path, index=False)
-    elif suffix in (".jsonl", ".ndjson"):
-        panel.to_json(path, orient="records", lines=True)
-    else:
-        raise PanelError(f"unsupported panel file type {suffix!r}; use .csv, .parquet or .jsonl")
-    return path
+    return write_table(panel, path)
 
 
 def to_wide(panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> pd.DataFrame:

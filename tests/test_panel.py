@@ -158,7 +158,7 @@ def test_load_errors(tmp_path, frame):
     with pytest.raises(FileNotFoundError):
         load_panel(tmp_path / "nope.csv")
     (tmp_path / "x.txt").write_text("a")
-    with pytest.raises(PanelError, match="unsupported panel file type"):
+    with pytest.raises(PanelError, match="unsupported file type"):
         load_panel(tmp_path / "x.txt")
     frame.drop(columns="judge").to_csv(tmp_path / "bad.csv", index=False)
     with pytest.raises(PanelError, match="judge"):
