@@ -194,7 +194,7 @@ def self_consistency(
     conditions=("original",),
     *,
     k: int = 5,
-    temperature: float = 1.0,
+    temperature: float = 0.7,
     seed: int = 0,
     template="pairwise_v1",
     max_new_tokens: int = 2,
