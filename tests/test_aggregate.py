@@ -20,28 +20,10 @@ from judgerisk.aggregate import (
 from judgerisk.datasets._paths import data_dir
 from judgerisk.panel import gold_labels, validate_panel, verdicts
 from judgerisk.simulate import simulate_panel
+from tests._votes import crowdkit_long, planted_votes
 
 _DATA = data_dir(required=False)
 _LLMBAR = None if _DATA is None else _DATA / "llmbar"
-
-
-def planted_votes(n=300, acc=(0.9, 0.85, 0.8, 0.5, 0.5), missing=0.1, seed=0):
-    rng = np.random.default_rng(seed)
-    z = rng.random(n) < 0.5
-    correct = rng.random((n, len(acc))) < np.asarray(acc)
-    v = np.where(correct, z[:, None], ~z[:, None]).astype(float)
-    v[rng.random(v.shape) < missing] = np.nan
-    v[:, 0] = np.where(np.isnan(v).all(axis=1), 1.0 * z, v[:, 0])
-    votes = pd.DataFrame(v, columns=[f"J{j + 1}" for j in range(len(acc))])
-    votes.index = pd.Index(np.arange(n) * 3, name="item")
-    return votes, pd.Series(z.astype(int), index=votes.index)
-
-
-def crowdkit_long(votes):
-    long = votes.stack().dropna().rename("label").reset_index()
-    long.columns = ["task", "worker", "label"]
-    long["label"] = long["label"].astype(int)
-    return long
 
 
 def panel_from_probs(p, gold=None):
