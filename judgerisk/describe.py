@@ -6,10 +6,11 @@ These are the realised figures a reader checks first on any panel, simulated or 
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
-from judgerisk.panel import FAMILIES, ORIGINAL, gold_labels, verdicts
+from judgerisk.aggregate import majority_vote
+from judgerisk.panel import FAMILIES, ORIGINAL, gold_labels, to_wide, verdicts
+from judgerisk.risk_metrics import consensus_share, high_consensus
 
 __all__ = ["judge_accuracy", "consensus", "flip_rates", "panel_overview"]
 
@@ -27,24 +28,26 @@ def judge_accuracy(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.Series:
 
 
 def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
-    """Per item: share of judges voting A, the majority share, and the high-consensus flag.
+    """Per item: vote share for A, majority share, high-consensus flag and majority verdict.
 
     Returns
     -------
     pandas.DataFrame
-        By item: ``n_judges``, ``share_a`` (mean of the 0/1 verdicts),
-        ``consensus = max(share_a, 1 - share_a)`` and ``high_consensus``
-        (``consensus >= 0.8``, METHODS §6).
+        By item: ``n_judges``, ``share_a`` (mean of the 0/1 verdicts), ``consensus``
+        (:func:`judgerisk.risk_metrics.consensus_share`), ``high_consensus``
+        (:func:`judgerisk.risk_metrics.high_consensus`, at least 80 % agree, METHODS §6)
+        and ``majority`` (:func:`judgerisk.aggregate.majority_vote`, ties broken by the
+        mean probability, then B).
     """
     votes = verdicts(panel, condition)
-    share = votes.mean(axis=1)
-    cons = np.maximum(share, 1 - share)
+    probs = to_wide(panel, "p", condition)
     return pd.DataFrame(
         {
             "n_judges": votes.notna().sum(axis=1),
-            "share_a": share,
-            "consensus": cons,
-            "high_consensus": cons >= 0.8,
+            "share_a": votes.mean(axis=1),
+            "consensus": consensus_share(votes),
+            "high_consensus": high_consensus(votes),
+            "majority": majority_vote(votes, probs)["verdict"],
         }
     )
 
@@ -87,9 +90,8 @@ def panel_overview(panel: pd.DataFrame) -> pd.Series:
         "high-consensus share": float(cons["high_consensus"].mean()),
     }
     if "gold" in panel.columns:
-        gold = gold_labels(panel).reindex(cons.index)
-        majority = (cons["share_a"] > 0.5).astype(int)  # exact ties (share 0.5) count as B
-        wrong = majority != gold
+        gold = gold_labels(panel).reindex(cons.index).map({1: "A", 0: "B"})
+        wrong = cons["majority"] != gold
         out["majority accuracy"] = float(1 - wrong.mean())
         out["high-consensus errors"] = int((wrong & cons["high_consensus"]).sum())
         out["error rate at high consensus"] = float(wrong[cons["high_consensus"]].mean())

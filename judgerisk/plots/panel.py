@@ -30,8 +30,7 @@ def plot_consensus(panel: pd.DataFrame, ax=None):
     level = cons["consensus"].round(2).rename("consensus")
     if "gold" in panel.columns:
         gold = panel.drop_duplicates("item").set_index("item")["gold"].reindex(cons.index)
-        majority = cons["share_a"].gt(0.5).map({True: "A", False: "B"})
-        outcome = (majority == gold).map({True: "majority right", False: "majority wrong"})
+        outcome = (cons["majority"] == gold).map({True: "majority right", False: "majority wrong"})
         outcome = outcome.rename("outcome")
         counts = pd.crosstab(level, outcome)
         colors = [
