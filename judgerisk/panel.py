@@ -446,12 +446,12 @@ def encode_panel(panel: pd.DataFrame) -> PanelArrays:
 
     ``cond_idx == 0`` is ``"original"`` (validation guarantees it is present).
     """
-    items = pd.Index(np.sort(pd.unique(panel["item"])), name="item")
-    judges = pd.Index(sorted(pd.unique(panel["judge"])), name="judge")
-    conditions = tuple(_condition_order(panel["condition"]))
-    item_idx = items.get_indexer(panel["item"])
-    judge_idx = judges.get_indexer(panel["judge"])
-    cond_idx = pd.Index(conditions).get_indexer(panel["condition"])
+    item_idx, items = pd.factorize(panel["item"], sort=True)
+    judge_idx, judges = pd.factorize(panel["judge"], sort=True)
+    cond_codes, present = pd.factorize(panel["condition"])
+    conditions = tuple(_condition_order(pd.Series(present)))
+    cond_idx = pd.Index(conditions).get_indexer(present)[cond_codes]
+    items, judges = pd.Index(items, name="item"), pd.Index(judges, name="judge")
     return PanelArrays(
         items=items,
         judges=judges,
