@@ -75,6 +75,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgerisk.datasets._missing import report_missing_cells
 from judgerisk.datasets._paths import data_dir
 from judgerisk.panel import validate_panel
 
@@ -317,18 +318,11 @@ def llmbar_panel(
     v = v.assign(condition=cond)[cond.notna()]
     v = v.assign(item=v["subset"] + "/" + v["item_idx"].astype(str))
     miss = v["winner"].isna()
-    counts = (
-        v[miss].groupby(["judge", "condition"]).size().rename("missing").reset_index()
-        if miss.any()
-        else pd.DataFrame({"judge": [], "condition": [], "missing": []})
+    missing_cells = report_missing_cells(
+        v[miss],
+        ["judge", "condition"],
+        f"LLMBar: {{n}} unparseable verdict(s) of {len(v)} are missing cells ({{detail}})",
     )
-    if miss.any():
-        detail = ", ".join(f"{r.judge}/{r.condition}: {r.missing}" for r in counts.itertuples())
-        warnings.warn(
-            f"LLMBar: {int(miss.sum())} unparseable verdict(s) of {len(v)} are missing cells ({detail})",
-            UserWarning,
-            stacklevel=2,
-        )
     v = v[~miss]
     seen = v.loc[v["condition"].eq("original"), "item"].unique()
     orphan = sorted(set(v["item"]) - set(seen))
@@ -351,9 +345,7 @@ def llmbar_panel(
         }
     )
     out = validate_panel(panel)
-    out.attrs["missing_cells"] = {
-        f"{r.judge}/{r.condition}": int(r.missing) for r in counts.itertuples()
-    }
+    out.attrs["missing_cells"] = missing_cells
     out.attrs["epsilon"] = epsilon
     return out
 

@@ -48,6 +48,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgerisk.datasets._missing import report_missing_cells
 from judgerisk.datasets._paths import data_dir
 from judgerisk.datasets.llmbar import smooth_verdicts
 from judgerisk.panel import validate_panel
@@ -175,14 +176,9 @@ def load_pandalm_panel(
     missing = long["code"].isna()
     if judge_ties == "missing":
         missing |= long["code"].eq(0)
-    counts = long[missing].groupby("judge").size().rename("missing").reset_index()
-    if missing.any():
-        detail = ", ".join(f"{r.judge}: {r.missing}" for r in counts.itertuples())
-        warnings.warn(
-            f"PandaLM: {int(missing.sum())} verdict(s) are missing cells ({detail})",
-            UserWarning,
-            stacklevel=2,
-        )
+    missing_cells = report_missing_cells(
+        long[missing], ["judge"], "PandaLM: {n} verdict(s) are missing cells ({detail})"
+    )
     long = long[~missing]
     code = long["code"].to_numpy()
     p = np.where(code == 0, 0.5, smooth_verdicts(code == 1, epsilon))
@@ -212,7 +208,7 @@ def load_pandalm_panel(
         panel = panel[~tie]
         panel.insert(4, "gold", panel["human_label"].to_numpy())
     out = validate_panel(panel)
-    out.attrs["missing_cells"] = {str(r.judge): int(r.missing) for r in counts.itertuples()}
+    out.attrs["missing_cells"] = missing_cells
     out.attrs["dropped_tie_items"] = dropped
     out.attrs["epsilon"] = epsilon
     return out
