@@ -17,9 +17,9 @@ import warnings
 
 import numpy as np
 
-from judgerisk.aggregate import GLAD, MACE, majority_vote
-from judgerisk.care import CARE
-from judgerisk.dawid_skene import DawidSkene
+from judgerisk.aggregators.aggregate import GLAD, MACE, majority_vote
+from judgerisk.aggregators.care import CARE
+from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.panel import to_wide, verdicts
 from judgerisk.simulate import simulate_panel
 

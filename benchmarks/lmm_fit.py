@@ -1,4 +1,4 @@
-"""Benchmark of LatentMeasurementModel.fit (judgerisk.lmm).
+"""Benchmark of LatentMeasurementModel.fit (judgerisk.risk.lmm).
 
 Prints, for panels of 2,000 / 20,000 / 200,000 items x 5 judges x 6 conditions:
 fit time, sweeps and peak memory of the paper's plain sweeps and of the two accelerated
@@ -22,8 +22,8 @@ import numpy as np
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from judgerisk.lmm import A_BOUNDS, LatentMeasurementModel
 from judgerisk.panel import encode_panel, validate_panel
+from judgerisk.risk.lmm import A_BOUNDS, LatentMeasurementModel
 from judgerisk.simulate import simulate_panel
 
 LAM = {"q": 1.0, "a": 1.0, "b": 1.0, "delta": 5.0, "kappa": 10.0}

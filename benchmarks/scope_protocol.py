@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from judgerisk.protocol import split_protocol
-from judgerisk.selective import bpe
+from judgerisk.selective.confidence import bpe
+from judgerisk.selective.protocol import split_protocol
 from judgerisk.simulate import simulate_pairs
 
 FAST = ("vanilla", "heuristic", "naive", "scope")

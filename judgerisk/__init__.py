@@ -8,12 +8,9 @@ The most used names are importable from the package itself; everything else live
 its module. :mod:`judgerisk.extract` (torch, transformers) is imported only when used.
 """
 
-from judgerisk.aggregate import AGGREGATORS, aggregate
-from judgerisk.analysis import evaluate_risk, summarize_risk
-from judgerisk.baselines import baseline_scores, ds_entropy, msp, pe, ve
+from judgerisk.aggregators.aggregate import AGGREGATORS, aggregate
+from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.certified import certify_panel, score_panel, select_items
-from judgerisk.dawid_skene import DawidSkene
-from judgerisk.lmm import LatentMeasurementModel
 from judgerisk.panel import (
     CONDITIONS,
     FAMILIES,
@@ -24,11 +21,14 @@ from judgerisk.panel import (
     validate_panel,
     verdicts,
 )
-from judgerisk.protocol import split_protocol, summarize_protocol
-from judgerisk.retention import retention_analysis, retention_curve
-from judgerisk.scope import Scope, TrustOrEscalate, scope_threshold
-from judgerisk.selective import bpe, predictive_probability, swap_and_aggregate
-from judgerisk.signals import explain, riskiest, scur_scores
+from judgerisk.risk.analysis import evaluate_risk, summarize_risk
+from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
+from judgerisk.risk.lmm import LatentMeasurementModel
+from judgerisk.risk.retention import retention_analysis, retention_curve
+from judgerisk.risk.signals import explain, riskiest, scur_scores
+from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
+from judgerisk.selective.protocol import split_protocol, summarize_protocol
+from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold
 from judgerisk.simulate import simulate_pairs, simulate_panel
 
 __version__ = "0.1.0"

@@ -11,7 +11,7 @@ Three steps, each a public function:
 2. :func:`select_items` — SCOPE's threshold on a labelled calibration subset, accept / abstain for
    the other items (what ``judgerisk select`` runs).
 3. :func:`certify_panel` — the validity and coverage study: many random calibration / test splits
-   (:func:`judgerisk.protocol.split_protocol`, vectorised), SCUR and PE on the panel against BPE on
+   (:func:`judgerisk.selective.protocol.split_protocol`, vectorised), SCUR and PE on the panel against BPE on
    the best single judge, at equal :math:`\\alpha`.
 
 Why the scores do not leak, and why they are exchangeable
@@ -54,14 +54,14 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from judgerisk.aggregate import aggregate
-from judgerisk.baselines import BASELINES, baseline_scores
+from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import ORIGINAL, PanelError, gold_labels, to_wide, validate_panel
-from judgerisk.protocol import ALPHAS, split_protocol, summarize_protocol
-from judgerisk.scope import Scope
-from judgerisk.selective import bpe
-from judgerisk.signals import scur_scores
+from judgerisk.risk.baselines import BASELINES, baseline_scores
+from judgerisk.risk.signals import scur_scores
+from judgerisk.selective.confidence import bpe
+from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
+from judgerisk.selective.scope import Scope
 
 __all__ = [
     "SCORE_COLUMNS",
@@ -112,16 +112,16 @@ def score_panel(
     seed : int, default 0
         First seed.
     aggregators : sequence of str, default ("majority", "dawid_skene")
-        Aggregators (:func:`judgerisk.aggregate.aggregate`) whose verdicts ("A"/"B") and
+        Aggregators (:func:`judgerisk.aggregators.aggregate.aggregate`) whose verdicts ("A"/"B") and
         posteriors are added as columns ``<name>`` and ``<name>_posterior``.
-    baselines : sequence of str, default all of :data:`judgerisk.baselines.BASELINES`
+    baselines : sequence of str, default all of :data:`judgerisk.risk.baselines.BASELINES`
         PE, VE, MSP, DS entropy (Dawid–Skene fitted on all items, label-free).
     max_seeds : int, optional
         After ``n_seeds`` seeds, more seeds are run while some item has not been scored (each
         seed scores the ~50 % of items outside its fit split), up to ``max_seeds`` in all
         (default ``max(4 * n_seeds, 20)``). Items still unscored get NaN SCUR, with a warning.
     scur_options : dict, optional
-        Keyword arguments of :func:`judgerisk.signals.scur_scores` (``c_kind``, ``s_kind``, ...).
+        Keyword arguments of :func:`judgerisk.risk.signals.scur_scores` (``c_kind``, ``s_kind``, ...).
     progress : bool, default False
         Show a progress bar over seeds.
 
@@ -135,7 +135,7 @@ def score_panel(
     Notes
     -----
     :math:`\\mathrm{SCUR}_i = K_i^{-1} \\sum_{s: i \\notin \\mathrm{fit}_s} \\mathrm{SCUR}^{(s)}_i`,
-    with :math:`\\mathrm{SCUR}^{(s)}` from :func:`judgerisk.signals.scur_scores` on seed *s*.
+    with :math:`\\mathrm{SCUR}^{(s)}` from :func:`judgerisk.risk.signals.scur_scores` on seed *s*.
     See the module docstring for why this average keeps labelled and unlabelled items
     exchangeable.
     """
@@ -248,7 +248,7 @@ def select_items(
     Notes
     -----
     :math:`\\hat\\lambda = \\sup\\{\\lambda : \\sum_{cal} 1[s_i \\le \\lambda](E_i - \\alpha) \\le -1\\}`
-    (:class:`judgerisk.scope.Scope`); a test item is accepted iff :math:`s \\le \\hat\\lambda`.
+    (:class:`judgerisk.selective.scope.Scope`); a test item is accepted iff :math:`s \\le \\hat\\lambda`.
     Accepted test verdicts then have expected FDR :math:`\\le \\alpha`. An item without a score
     (NaN) is never accepted; a calibration item without a score is an error (exit code 2 in the
     CLI). When no threshold is feasible every test item is abstained on.
@@ -397,7 +397,7 @@ def certify_panel(
         A panel with ``gold``.
     alphas : sequence of float, default (.05, .10, .15, .20, .25)
     n_splits : int, default 1000
-        Random calibration / test splits (:func:`judgerisk.protocol.split_masks`); every score
+        Random calibration / test splits (:func:`judgerisk.selective.protocol.split_masks`); every score
         uses the same splits.
     cal_frac : float, default 0.5
     split_seed : int, default 0

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from judgerisk.aggregate import majority_vote
+from judgerisk.aggregators.aggregate import majority_vote
 from judgerisk.panel import FAMILIES, ORIGINAL, gold_labels, to_wide, verdicts
-from judgerisk.risk_metrics import consensus_share, high_consensus
+from judgerisk.risk.metrics import consensus_share, high_consensus
 
 __all__ = ["judge_accuracy", "consensus", "flip_rates", "panel_overview"]
 
@@ -34,9 +34,9 @@ def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
     -------
     pandas.DataFrame
         By item: ``n_judges``, ``share_a`` (mean of the 0/1 verdicts), ``consensus``
-        (:func:`judgerisk.risk_metrics.consensus_share`), ``high_consensus``
-        (:func:`judgerisk.risk_metrics.high_consensus`, at least 80 % agree, METHODS §6)
-        and ``majority`` (:func:`judgerisk.aggregate.majority_vote`, ties broken by the
+        (:func:`judgerisk.risk.metrics.consensus_share`), ``high_consensus``
+        (:func:`judgerisk.risk.metrics.high_consensus`, at least 80 % agree, METHODS §6)
+        and ``majority`` (:func:`judgerisk.aggregators.aggregate.majority_vote`, ties broken by the
         mean probability, then B).
     """
     votes = verdicts(panel, condition)

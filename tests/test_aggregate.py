@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import scipy.stats as sps
 
-from judgerisk.aggregate import (
+from judgerisk.aggregators.aggregate import (
     AGGREGATORS,
     GLAD,
     MACE,
@@ -160,7 +160,7 @@ def test_model_based_aggregators_beat_majority_with_spammers(spammer_panel):
     judge_acc = v.eq(gold.astype(float), axis=0).where(v.notna()).mean()
     assert judge_acc[["J4", "J5"]].max() < 0.56  # the planted spammers
     # the models find them: low DS diagonal, low MACE competence, small GLAD ability
-    from judgerisk.dawid_skene import DawidSkene
+    from judgerisk.aggregators.dawid_skene import DawidSkene
 
     ds = DawidSkene().fit(v)
     diag = ds.confusion_.xs("A", level="true")["A"]
@@ -189,7 +189,7 @@ def test_simulated_spammers_are_not_worse_than_majority():
 
 
 def test_fit_items_freeze_parameters(spammer_panel):
-    from judgerisk.dawid_skene import DawidSkene
+    from judgerisk.aggregators.dawid_skene import DawidSkene
 
     items = gold_labels(spammer_panel).index
     fit = items[::2]

@@ -1,4 +1,4 @@
-"""Tests of judgerisk.analysis: evaluate_risk, risk_table, summarize_risk."""
+"""Tests of judgerisk.risk.analysis: evaluate_risk, risk_table, summarize_risk."""
 
 import matplotlib
 import numpy as np
@@ -6,7 +6,9 @@ import pandas as pd
 import pytest
 from joblib import parallel_config
 
-from judgerisk.analysis import (
+from judgerisk.panel import PanelError, gold_labels, verdicts
+from judgerisk.plots.risk import plot_auroc_by_method, plot_matched_group_auroc, plot_vote_patterns
+from judgerisk.risk.analysis import (
     METHODS,
     SUBSETS,
     aggregate_errors,
@@ -14,9 +16,7 @@ from judgerisk.analysis import (
     risk_table,
     summarize_risk,
 )
-from judgerisk.panel import PanelError, gold_labels, verdicts
-from judgerisk.plots.risk import plot_auroc_by_method, plot_matched_group_auroc, plot_vote_patterns
-from judgerisk.risk_metrics import high_consensus, matched_vote_groups
+from judgerisk.risk.metrics import high_consensus, matched_vote_groups
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import split_items
 

@@ -1,4 +1,4 @@
-"""Tests of judgerisk.baselines: PE, VE, MSP (by hand) and DS entropy (frozen Dawid–Skene)."""
+"""Tests of judgerisk.risk.baselines: PE, VE, MSP (by hand) and DS entropy (frozen Dawid–Skene)."""
 
 import math
 
@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.baselines import (
+from judgerisk.aggregators.dawid_skene import DawidSkene
+from judgerisk.panel import verdicts
+from judgerisk.risk.baselines import (
     BASELINES,
     baseline_scores,
     binary_entropy,
@@ -16,8 +18,6 @@ from judgerisk.baselines import (
     pe,
     ve,
 )
-from judgerisk.dawid_skene import DawidSkene
-from judgerisk.panel import verdicts
 from judgerisk.simulate import simulate_panel
 
 # 3 items x 3 judges x 2 conditions; the swap condition must be ignored by every baseline.

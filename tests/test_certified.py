@@ -19,8 +19,8 @@ from judgerisk.certified import (
 from judgerisk.datasets._paths import data_dir
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import PanelError
-from judgerisk.protocol import ALPHAS
-from judgerisk.scope import scope_threshold
+from judgerisk.selective.protocol import ALPHAS
+from judgerisk.selective.scope import scope_threshold
 from judgerisk.simulate import simulate_panel
 
 FAST = {"lmm_params": {"accelerate": "anderson"}}

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.dawid_skene import DawidSkene, check_votes
+from judgerisk.aggregators.dawid_skene import DawidSkene, check_votes
 from tests._votes import crowdkit_long, planted_votes
 
 

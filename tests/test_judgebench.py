@@ -6,8 +6,8 @@ import pytest
 
 from judgerisk.datasets._paths import data_dir
 from judgerisk.panel import validate_panel
-from judgerisk.protocol import split_protocol, summarize_protocol
-from judgerisk.selective import bpe, predictive_probability, swap_and_aggregate
+from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
+from judgerisk.selective.protocol import split_protocol, summarize_protocol
 
 ROOT = data_dir(required=False)
 HAVE = ROOT is not None and (ROOT / "judgebench" / "judgments_long.csv").is_file()

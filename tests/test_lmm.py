@@ -1,4 +1,4 @@
-"""Tests of the latent measurement model (judgerisk.lmm, METHODS.md §2-3)."""
+"""Tests of the latent measurement model (judgerisk.risk.lmm, METHODS.md §2-3)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from judgerisk.lmm import (
+from judgerisk.panel import CONDITIONS, PanelError, encode_panel, validate_panel
+from judgerisk.risk.lmm import (
     LatentMeasurementModel,
     _Design,
     _Params,
@@ -18,7 +19,6 @@ from judgerisk.lmm import (
     _Sweeper,
     align_to_reference,
 )
-from judgerisk.panel import CONDITIONS, PanelError, encode_panel, validate_panel
 from judgerisk.simulate import simulate_panel
 
 LAM = _Penalties(q=1.0, a=1.0, b=1.0, delta=5.0, kappa=10.0)

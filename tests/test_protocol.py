@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.protocol import METHODS, split_masks, split_protocol, summarize_protocol
-from judgerisk.selective import bpe
+from judgerisk.selective.confidence import bpe
+from judgerisk.selective.protocol import METHODS, split_masks, split_protocol, summarize_protocol
 from judgerisk.simulate import simulate_pairs
 
 Z = 4.0

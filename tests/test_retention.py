@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.aggregate import AGGREGATORS
-from judgerisk.retention import (
+from judgerisk.aggregators.aggregate import AGGREGATORS
+from judgerisk.risk.retention import (
     RHOS,
     gains_at,
     retention_analysis,

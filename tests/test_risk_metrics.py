@@ -1,4 +1,4 @@
-"""Tests of judgerisk.risk_metrics: AUROC, matched-vote AUROC, consensus masks, kept accuracy."""
+"""Tests of judgerisk.risk.metrics: AUROC, matched-vote AUROC, consensus masks, kept accuracy."""
 
 import math
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from judgerisk.risk_metrics import (
+from judgerisk.risk.metrics import (
     accuracy_of_kept,
     auroc,
     auroc_table,

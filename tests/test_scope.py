@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from judgerisk.protocol import toe_threshold_loop
-from judgerisk.scope import (
+from judgerisk.selective.protocol import toe_threshold_loop
+from judgerisk.selective.scope import (
     Heuristic,
     Naive,
     Scope,

@@ -5,7 +5,15 @@ import pytest
 from scipy.special import expit
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from judgerisk.selection_metrics import (
+from judgerisk.selective.confidence import (
+    bpe,
+    compare_uncertainty,
+    predictive_probability,
+    self_consistency,
+    swap_and_aggregate,
+    verbalized_confidence,
+)
+from judgerisk.selective.metrics import (
     accuracy,
     as_binary,
     auprc_correct,
@@ -16,14 +24,6 @@ from judgerisk.selection_metrics import (
     fdp,
     reliability_table,
     uncertainty_metrics,
-)
-from judgerisk.selective import (
-    bpe,
-    compare_uncertainty,
-    predictive_probability,
-    self_consistency,
-    swap_and_aggregate,
-    verbalized_confidence,
 )
 
 

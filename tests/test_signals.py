@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.ecdf import FrozenECDF
 from judgerisk.panel import validate_panel
-from judgerisk.signals import (
+from judgerisk.risk.ecdf import FrozenECDF
+from judgerisk.risk.signals import (
     Z_FLOOR,
     ScurResult,
     binary_entropy,

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from judgerisk.aggregate import AGGREGATORS
+from judgerisk.aggregators.aggregate import AGGREGATORS
+from judgerisk.plots import style
 from judgerisk.plots.risk import METHOD_LABELS
 
 __all__ = [
@@ -19,14 +20,8 @@ __all__ = [
     "plot_disagreement",
 ]
 
-#: Display names of the aggregators.
-AGGREGATOR_LABELS = {
-    "majority": "Majority vote",
-    "dawid_skene": "Dawid–Skene",
-    "mace": "MACE",
-    "glad": "GLAD",
-    "care": "CARE",
-}
+#: Display names of the aggregators (from the shared style).
+AGGREGATOR_LABELS = {k: style.label(k) for k in AGGREGATORS}
 
 
 def _present(values: pd.Series, preferred: Sequence[str]) -> list[str]:
@@ -42,7 +37,7 @@ def plot_retention_curves(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`judgerisk.retention.retention_analysis` output (one row per seed, aggregator,
+        :func:`judgerisk.risk.retention.retention_analysis` output (one row per seed, aggregator,
         method, rho).
     method : str, default "scur"
         The risk score that orders the items.
@@ -62,7 +57,7 @@ def plot_retention_curves(
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
     else:
         fig = ax.figure
-    colors = dict(zip(AGGREGATORS, sns.color_palette("colorblind", len(AGGREGATORS)), strict=True))
+    colors = {a: style.color(a) for a in AGGREGATORS}
     for agg in _present(sub["aggregator"], AGGREGATORS):
         g = sub[sub["aggregator"].eq(agg)].groupby("rho")["accuracy"]
         mean, sd = g.mean(), g.std().fillna(0.0)
@@ -144,7 +139,7 @@ def plot_disagreement(matrix: pd.DataFrame, ax=None) -> plt.Figure:
     Parameters
     ----------
     matrix : pandas.DataFrame
-        :func:`judgerisk.aggregate.disagreement` output.
+        :func:`judgerisk.aggregators.aggregate.disagreement` output.
     """
     if ax is None:
         fig, ax = plt.subplots(figsize=(4.8, 4.0))

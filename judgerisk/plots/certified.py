@@ -141,7 +141,7 @@ def plot_retention_curves(table: pd.DataFrame, ax=None) -> plt.Axes:
     Parameters
     ----------
     table : pandas.DataFrame
-        Rows of :func:`judgerisk.risk_metrics.retention_table` stacked over seeds (one dataset
+        Rows of :func:`judgerisk.risk.metrics.retention_table` stacked over seeds (one dataset
         and aggregator), with the extra columns ``method`` (risk score) and ``seed``.
     ax : matplotlib Axes, optional
 

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from judgerisk.lmm import LatentMeasurementModel, align_to_reference
+from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
 
 __all__ = [
     "plot_convergence",
@@ -50,7 +50,7 @@ def plot_recovery(lmm: LatentMeasurementModel, truth, axes=None):
     """Fitted against true q, a and b after aligning the latent scale (three panels).
 
     ``truth`` has ``q``, ``a`` and ``b`` Series (e.g. a simulator's ``SimulationTruth``);
-    the fitted values are mapped with :func:`judgerisk.lmm.align_to_reference` first.
+    the fitted values are mapped with :func:`judgerisk.risk.lmm.align_to_reference` first.
     """
     if axes is None:
         fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), layout="constrained")

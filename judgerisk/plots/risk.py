@@ -10,6 +10,8 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.patches import Patch
 
+from judgerisk.plots import style
+
 __all__ = [
     "METHOD_LABELS",
     "SUBSET_LABELS",
@@ -18,27 +20,14 @@ __all__ = [
     "plot_matched_group_auroc",
 ]
 
-#: Display names of the risk scores.
-METHOD_LABELS = {
-    "scur": "SCUR",
-    "pe": "PE",
-    "ve": "VE",
-    "msp": "MSP",
-    "ds_entropy": "DS entropy",
-}
+#: Display names of the risk scores (from the shared style).
+METHOD_LABELS = {k: style.label(k) for k in ("scur", "pe", "ve", "msp", "ds_entropy")}
 #: Display names of the evaluation subsets.
 SUBSET_LABELS = {
     "all": "all evaluation items",
     "hc": "high consensus (votes ≥ 80 %)",
     "prob_hc": "high consensus (probability ≥ .8)",
     "matched": "matched vote patterns",
-}
-_PALETTE = {
-    "scur": "#c44e52",
-    "pe": "#4c72b0",
-    "ve": "#55a868",
-    "msp": "#8172b2",
-    "ds_entropy": "#937860",
 }
 
 
@@ -58,7 +47,7 @@ def plot_auroc_by_method(
     Parameters
     ----------
     result : pandas.DataFrame
-        Output of :func:`judgerisk.analysis.evaluate_risk` (``seed, method, subset, auroc, ...``).
+        Output of :func:`judgerisk.risk.analysis.evaluate_risk` (``seed, method, subset, auroc, ...``).
     subsets, methods : sequence of str, optional
         Which subsets (panels) and methods (x positions) to draw, in order; default all present.
     axes : sequence of matplotlib Axes, optional
@@ -89,7 +78,7 @@ def plot_auroc_by_method(
         if sub.empty:
             raise ValueError(f"no rows for subset {subset!r}")
         sub = sub.assign(label=sub["method"].map(lambda m: METHOD_LABELS.get(m, m)))
-        palette = {METHOD_LABELS.get(m, m): _PALETTE.get(m, "#777777") for m in methods}
+        palette = {METHOD_LABELS.get(m, m): style.color(m) for m in methods}
         sns.stripplot(
             data=sub,
             x="label",
@@ -133,7 +122,7 @@ def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax=None) -> plt.Axes
     Parameters
     ----------
     groups : pandas.DataFrame
-        Output of :func:`judgerisk.risk_metrics.matched_vote_groups` (``pattern, n_items,
+        Output of :func:`judgerisk.risk.metrics.matched_vote_groups` (``pattern, n_items,
         n_errors, n_correct, weight, usable``).
     top : int, default 15
         Number of patterns shown (largest first).
@@ -179,7 +168,7 @@ def plot_matched_group_auroc(
     ----------
     groups : pandas.DataFrame
         Long table with columns ``pattern``, ``method``, ``auroc`` and ``weight`` (n⁺n⁻), one row
-        per usable pattern and method (e.g. :func:`judgerisk.risk_metrics.matched_vote_groups`
+        per usable pattern and method (e.g. :func:`judgerisk.risk.metrics.matched_vote_groups`
         run once per score and concatenated with a ``method`` column).
     methods : sequence of str, optional
         Order of the methods; default all present.
@@ -207,7 +196,7 @@ def plot_matched_group_auroc(
             gm["auroc"],
             yk + rng.uniform(-0.18, 0.18, len(gm)),
             s=15 + 250 * gm["weight"] / wmax,
-            color=_PALETTE.get(m, "#777777"),
+            color=style.color(m),
             alpha=0.5,
             edgecolor="none",
         )

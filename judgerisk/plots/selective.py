@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from judgerisk.selection_metrics import reliability_table
+from judgerisk.selective.metrics import reliability_table
 
 __all__ = ["reliability_diagrams", "risk_coverage_curves"]
 
@@ -71,7 +71,7 @@ def risk_coverage_curves(summary: pd.DataFrame, methods=None, title: str | None 
     Parameters
     ----------
     summary : pandas.DataFrame
-        Output of :func:`judgerisk.protocol.summarize_protocol` (index: method, alpha).
+        Output of :func:`judgerisk.selective.protocol.summarize_protocol` (index: method, alpha).
     methods : sequence of str, optional
         Methods to draw (default: all in ``summary``).
     title : str, optional

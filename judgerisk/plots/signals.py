@@ -43,8 +43,8 @@ def plot_item_walkthrough(explanation) -> plt.Figure:
 
     Parameters
     ----------
-    explanation : judgerisk.signals.ItemExplanation
-        Output of :func:`judgerisk.signals.explain`.
+    explanation : judgerisk.risk.signals.ItemExplanation
+        Output of :func:`judgerisk.risk.signals.explain`.
 
     Returns
     -------
@@ -90,7 +90,7 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
     Parameters
     ----------
     table : pandas.DataFrame
-        :attr:`judgerisk.signals.ScurResult.table`; reference and evaluation items are
+        :attr:`judgerisk.risk.signals.ScurResult.table`; reference and evaluation items are
         drawn in separate colours.
 
     Returns
@@ -132,7 +132,7 @@ def plot_risk_reasons(top: pd.DataFrame, ax=None):
     Parameters
     ----------
     top : pandas.DataFrame
-        Output of :func:`judgerisk.signals.riskiest` (indexed by item, with ``z_U, z_C,
+        Output of :func:`judgerisk.risk.signals.riskiest` (indexed by item, with ``z_U, z_C,
         z_S, scur``).
     ax : matplotlib.axes.Axes, optional
 

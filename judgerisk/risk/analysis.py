@@ -1,7 +1,7 @@
 """Seeds x splits x risk scores x subsets: the error-ranking analyses of METHODS §6.
 
 For each seed the items are split 50 / 30 / 20 into fit / reference / evaluation
-(:func:`judgerisk.splits.split_items`); SCUR comes from :func:`judgerisk.signals.scur_scores` on
+(:func:`judgerisk.splits.split_items`); SCUR comes from :func:`judgerisk.risk.signals.scur_scores` on
 that split, DS entropy from a Dawid–Skene model fitted on the fit items, and PE, VE, MSP need no
 fitting.
 Every score is then judged on the **evaluation** items against the error labels of one aggregator
@@ -11,7 +11,7 @@ Every score is then judged on the **evaluation** items against the error labels 
 * ``hc``: high consensus, at least 80 % of judges give the same original verdict;
 * ``prob_hc``: probability-based high consensus, max(p̄^llm, 1 − p̄^llm) ≥ .8;
 * ``matched``: matched vote patterns, AUROC within groups of identical original vote vectors,
-  weighted by n⁺ n⁻ (:func:`judgerisk.risk_metrics.matched_vote_auroc`).
+  weighted by n⁺ n⁻ (:func:`judgerisk.risk.metrics.matched_vote_auroc`).
 
 Gold labels are read only to form the error labels, after every score is computed.
 
@@ -29,8 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from judgerisk.aggregate import aggregate
-from judgerisk.baselines import BASELINES, _baseline_table, _mean_probability
+from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.panel import (
     ORIGINAL,
     PanelError,
@@ -39,14 +38,15 @@ from judgerisk.panel import (
     validate_panel,
     verdicts,
 )
-from judgerisk.risk_metrics import (
+from judgerisk.risk.baselines import BASELINES, _baseline_table, _mean_probability
+from judgerisk.risk.metrics import (
     auroc_table,
     high_consensus,
     matched_vote_auroc,
     matched_vote_mask,
     probability_high_consensus,
 )
-from judgerisk.signals import scur_scores
+from judgerisk.risk.signals import scur_scores
 from judgerisk.splits import split_items
 
 __all__ = [
@@ -79,13 +79,13 @@ def aggregate_errors(
     panel : pandas.DataFrame
         A panel with a ``gold`` column.
     aggregator : str, default "majority"
-        A name of :data:`judgerisk.aggregate.AGGREGATORS`.
+        A name of :data:`judgerisk.aggregators.aggregate.AGGREGATORS`.
     fit_items : array-like, optional
         Items that fit the aggregator's parameters (all items by default; ignored by majority).
     random_state : int, optional
         Seed of aggregators with random restarts (MACE).
     **options
-        Passed to :func:`judgerisk.aggregate.aggregate`.
+        Passed to :func:`judgerisk.aggregators.aggregate.aggregate`.
 
     Returns
     -------
@@ -275,13 +275,13 @@ def risk_table(
     methods : sequence of str
         Scores among :data:`METHODS`.
     aggregator : str
-        Aggregator whose verdicts define the errors (:func:`judgerisk.aggregate.aggregate`).
+        Aggregator whose verdicts define the errors (:func:`judgerisk.aggregators.aggregate.aggregate`).
     fractions : three floats
         Fit / reference / evaluation shares.
     hc_threshold, prob_threshold : float
         Thresholds of the vote-based and probability-based high-consensus subsets.
     scur_options, aggregator_options : dict, optional
-        Extra keyword arguments of :func:`judgerisk.signals.scur_scores` and of the aggregator.
+        Extra keyword arguments of :func:`judgerisk.risk.signals.scur_scores` and of the aggregator.
     aggregator_fit : {"fit", "all"}, default "fit"
         Aggregators with parameters (Dawid–Skene, MACE, GLAD, CARE) are fitted on the seed's fit
         split and frozen for the other items (``"fit"``, like the DS-entropy baseline), or fitted

@@ -2,7 +2,7 @@
 
 Each aggregator turns the panel's original-condition judgements into one verdict per item (its
 own verdict, hence its own error labels; METHODS §6). Majority, Dawid–Skene, MACE and GLAD use the
-binary verdicts; CARE uses the judges' probabilities (:mod:`judgerisk.care`).
+binary verdicts; CARE uses the judges' probabilities (:mod:`judgerisk.aggregators.care`).
 
 MACE and GLAD are implemented here in vectorised numpy rather than wrapped from crowd-kit 1.4.2,
 for three measured reasons (``benchmarks/aggregators.py``, ``tests/test_aggregate.py``):
@@ -29,7 +29,7 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import digamma, expit, log_expit
 
-from judgerisk.dawid_skene import DawidSkene, check_votes
+from judgerisk.aggregators.dawid_skene import DawidSkene, check_votes
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel
 
 __all__ = [
@@ -444,8 +444,8 @@ def aggregate(
     random_state : int, optional
         Seed for aggregators with random restarts (MACE); the others are deterministic.
     **options
-        Passed to the estimator: :class:`~judgerisk.dawid_skene.DawidSkene`, :class:`MACE`,
-        :class:`GLAD` or :class:`~judgerisk.care.CARE`.
+        Passed to the estimator: :class:`~judgerisk.aggregators.dawid_skene.DawidSkene`, :class:`MACE`,
+        :class:`GLAD` or :class:`~judgerisk.aggregators.care.CARE`.
 
     Returns
     -------
@@ -474,7 +474,9 @@ def aggregate(
             {"item": items, "verdict": res["verdict"].to_numpy(), "posterior": res["posterior"]}
         ).reset_index(drop=True)
     if method == "care":
-        from judgerisk.care import CARE  # local import: care imports this module's helpers
+        from judgerisk.aggregators.care import (
+            CARE,  # local import: care imports this module's helpers
+        )
 
         est = CARE(**options).fit(probs.loc[fit_idx])
         post = est.posterior(probs)

@@ -11,7 +11,7 @@
 Each selector has ``calibrate(values, errors) -> self`` (``fit`` is an alias) and
 ``accept(values) -> bool array``. ``values`` is the uncertainty score for Scope / Naive and the
 confidence for Heuristic / Trust-or-Escalate. The feasibility rules live in small shared helpers
-so that :mod:`judgerisk.protocol` applies exactly the same arithmetic across many splits.
+so that :mod:`judgerisk.selective.protocol` applies exactly the same arithmetic across many splits.
 
 References
 ----------
@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import beta, binom
 
-from judgerisk.selection_metrics import _as_bool, _as_float
+from judgerisk.selective.metrics import _as_bool, _as_float
 
 __all__ = [
     "FEASIBILITY_EPS",
@@ -374,7 +374,7 @@ class TrustOrEscalate(_Selector):
         return self
 
 
-#: Selector classes by method name, as used by :func:`judgerisk.protocol.split_protocol`.
+#: Selector classes by method name, as used by :func:`judgerisk.selective.protocol.split_protocol`.
 SELECTORS = {
     "vanilla": Vanilla,
     "heuristic": Heuristic,

@@ -19,10 +19,10 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from judgerisk.aggregate import AGGREGATORS
-from judgerisk.analysis import METHODS, aggregate_errors, risk_table
+from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.panel import validate_panel
-from judgerisk.risk_metrics import RETENTION_FRACTIONS, align_scores, keep_count, retention_table
+from judgerisk.risk.analysis import METHODS, aggregate_errors, risk_table
+from judgerisk.risk.metrics import RETENTION_FRACTIONS, align_scores, keep_count, retention_table
 from judgerisk.splits import split_items
 
 __all__ = [
@@ -57,7 +57,7 @@ def retention_curve(
         boundary block contributes its error rate times the number of its items kept), so the
         result does not depend on item order — it matters for scores with few distinct values
         such as vote entropy. ``"stable"``: keep tied items in the order of ``correct`` (a stable
-        sort; :func:`judgerisk.risk_metrics.retention_table`).
+        sort; :func:`judgerisk.risk.metrics.retention_table`).
 
     Returns
     -------
@@ -128,9 +128,9 @@ def retention_analysis(
     seeds : iterable of int, default range(5)
         One fit / reference / evaluation split per seed (:func:`judgerisk.splits.split_items`).
     aggregators : sequence of str, default all five
-        Names of :data:`judgerisk.aggregate.AGGREGATORS`.
+        Names of :data:`judgerisk.aggregators.aggregate.AGGREGATORS`.
     methods : sequence of str, default ``("scur", "pe", "ve", "msp", "ds_entropy")``
-        Risk scores (:data:`judgerisk.analysis.METHODS`).
+        Risk scores (:data:`judgerisk.risk.analysis.METHODS`).
     rhos : sequence of float
         Kept fractions.
     ties : {"average", "stable"}
@@ -141,7 +141,7 @@ def retention_analysis(
         Aggregators with parameters are fitted on the seed's fit split and frozen for the
         evaluation items (``"fit"``), or fitted once on every item (``"all"``, label-free).
     scur_options : dict, optional
-        Extra arguments of :func:`judgerisk.signals.scur_scores`.
+        Extra arguments of :func:`judgerisk.risk.signals.scur_scores`.
     progress : bool, default False
         tqdm bar over seeds.
 
@@ -153,7 +153,7 @@ def retention_analysis(
 
     Notes
     -----
-    Per seed the risk scores are computed once (:func:`judgerisk.analysis.risk_table`: SCUR
+    Per seed the risk scores are computed once (:func:`judgerisk.risk.analysis.risk_table`: SCUR
     cross-fitted on the split, DS entropy fitted on the fit items, PE/VE/MSP direct); each
     aggregator then gives its own verdicts and error labels
     :math:`e_i = 1[\hat y_i \ne y^*_i]` (gold read only here), and each score ranks the

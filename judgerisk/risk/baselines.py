@@ -10,7 +10,7 @@ MSP in [0, 0.5]. No gold label is read.
 * MSP (maximum softmax probability): :math:`J_i^{-1}\\sum_j [1 - \\max(p_{ij0}, 1 - p_{ij0})]`.
 * DS entropy: :math:`H_2(\\hat\\rho_i)`, the posterior of a binary Dawid–Skene model fitted on
   the fit split's original verdicts and frozen for the other items
-  (:class:`judgerisk.dawid_skene.DawidSkene`).
+  (:class:`judgerisk.aggregators.dawid_skene.DawidSkene`).
 
 Sums run over the :math:`J_i` judges that gave item i an original-condition response.
 
@@ -29,9 +29,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from judgerisk.dawid_skene import DawidSkene
+from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts
-from judgerisk.signals import binary_entropy  # shared helper (bits by default)
+from judgerisk.risk.signals import binary_entropy  # shared helper (bits by default)
 
 __all__ = [
     "BASELINES",
@@ -217,7 +217,7 @@ def ds_entropy(
     items : iterable, optional
         Items to score with the parameters frozen; default every item not in ``fit_items``.
     smoothing, max_iter, tol
-        Passed to :class:`judgerisk.dawid_skene.DawidSkene` (METHODS §5 defaults).
+        Passed to :class:`judgerisk.aggregators.dawid_skene.DawidSkene` (METHODS §5 defaults).
 
     Returns
     -------
@@ -298,7 +298,7 @@ def _baseline_table(
     methods: Sequence[str],
     model: DawidSkene | None = None,
 ) -> pd.DataFrame:
-    """Baselines on precomputed wide matrices (shared with :mod:`judgerisk.analysis`)."""
+    """Baselines on precomputed wide matrices (shared with :mod:`judgerisk.risk.analysis`)."""
     cols = {}
     for m in methods:
         if m == "pe":

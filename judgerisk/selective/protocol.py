@@ -4,7 +4,7 @@
 calibrates every selector on each calibration half and reports coverage and FDP on the test
 half — for every method and alpha at once, vectorised across splits (no Python loop per split,
 per alpha's threshold or per Trust-or-Escalate grid point). ``loop=True`` runs the same protocol
-as a plain per-split loop over the public selectors of :mod:`judgerisk.scope` (and a plain loop
+as a plain per-split loop over the public selectors of :mod:`judgerisk.selective.scope` (and a plain loop
 over Trust-or-Escalate's grid); the two give identical tables.
 
 Inputs per method
@@ -33,7 +33,8 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from judgerisk.scope import (
+from judgerisk.selective.metrics import _as_float, errors_of
+from judgerisk.selective.scope import (
     SELECTORS,
     _check_alpha,
     _toe_max_errors,
@@ -42,7 +43,6 @@ from judgerisk.scope import (
     toe_certified,
     toe_grid,
 )
-from judgerisk.selection_metrics import _as_float, errors_of
 
 __all__ = [
     "ALPHAS",
@@ -201,7 +201,7 @@ def _vec_toe(conf, errors, cal, alphas, n_test, delta, n_grid, min_accepted):
 def toe_threshold_loop(confidence, errors, alpha, delta=0.1, n_grid=5000, min_accepted=30):
     """Reference Trust-or-Escalate: a plain Python loop down the threshold grid.
 
-    Same result as :func:`judgerisk.scope.toe_threshold`; used by the equality tests and the
+    Same result as :func:`judgerisk.selective.scope.toe_threshold`; used by the equality tests and the
     benchmark. Returns ``inf`` when nothing is certified.
     """
     c = np.asarray(confidence, dtype=np.float64)

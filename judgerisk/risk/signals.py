@@ -39,7 +39,7 @@ u_conditions="original", lmm=None, lmm_params=None) -> ScurResult``
         Series by item over *all* items (fit items too): ``"fit"``, ``"reference"``,
         ``"evaluation"`` (from :func:`judgerisk.splits.split_items`).
     ``lmm``
-        The :class:`~judgerisk.lmm.LatentMeasurementModel` fitted on the fit items.
+        The :class:`~judgerisk.risk.lmm.LatentMeasurementModel` fitted on the fit items.
     ``predictions``
         ``lmm.predict_loo`` output for the reference and evaluation rows.
     ``kept``
@@ -50,7 +50,7 @@ u_conditions="original", lmm=None, lmm_params=None) -> ScurResult``
     ``combined``
         Tuple of the z columns (among ``z_U, z_C, z_S``) that entered SCUR.
     ``ecdfs``
-        Dict component -> :class:`~judgerisk.ecdf.FrozenECDF` (``"S"`` is the ECDF of the max).
+        Dict component -> :class:`~judgerisk.risk.ecdf.FrozenECDF` (``"S"`` is the ECDF of the max).
     ``settings``
         Dict of the arguments (seed, splits, c_kind, s_kind, u_conditions).
     ``scores(split=None)``
@@ -74,8 +74,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import entr
 
-from judgerisk.ecdf import FrozenECDF
 from judgerisk.panel import FAMILIES, ORIGINAL, validate_panel
+from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.splits import split_items
 
 __all__ = [
@@ -431,7 +431,7 @@ def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed):
             "give either lmm (a model) or lmm_params (its constructor arguments), not both"
         )
     if lmm is None:
-        from judgerisk.lmm import LatentMeasurementModel
+        from judgerisk.risk.lmm import LatentMeasurementModel
 
         params = {"random_state": seed, **(lmm_params or {})}
         return LatentMeasurementModel(**params).fit(fit_panel)

@@ -1,7 +1,7 @@
 """Binary Dawid–Skene model fitted by EM on an item x judge table of verdicts.
 
-One implementation shared by the Dawid–Skene aggregator (:mod:`judgerisk.aggregate`) and the
-DS-entropy baseline (:mod:`judgerisk.baselines`). See METHODS.md §5.
+One implementation shared by the Dawid–Skene aggregator (:mod:`judgerisk.aggregators.aggregate`) and the
+DS-entropy baseline (:mod:`judgerisk.risk.baselines`). See METHODS.md §5.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from judgerisk.selection_metrics import _as_float, as_binary, uncertainty_metrics
+from judgerisk.selective.metrics import _as_float, as_binary, uncertainty_metrics
 
 __all__ = [
     "Signal",

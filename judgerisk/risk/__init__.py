@@ -1,0 +1,28 @@
+"""Panel risk: the latent measurement model, the U/C/S signals and SCUR, the baselines
+(PE, VE, MSP, DS entropy), the risk metrics and the high-consensus, matched-vote and
+retention analyses.
+"""
+
+from judgerisk.risk.analysis import evaluate_risk, summarize_risk
+from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
+from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
+from judgerisk.risk.retention import retention_analysis, retention_curve, summarize_retention
+from judgerisk.risk.signals import explain, riskiest, scur_scores
+
+__all__ = [
+    "LatentMeasurementModel",
+    "align_to_reference",
+    "baseline_scores",
+    "ds_entropy",
+    "evaluate_risk",
+    "explain",
+    "msp",
+    "pe",
+    "retention_analysis",
+    "retention_curve",
+    "riskiest",
+    "scur_scores",
+    "summarize_retention",
+    "summarize_risk",
+    "ve",
+]
