@@ -24,6 +24,7 @@ from judgerisk.risk.lmm import (
     _Sweeper,
     align_to_reference,
 )
+from judgerisk.risk.lmm_drift import sweep_drift
 from judgerisk.simulate import simulate_panel
 
 _DATA = data_dir(required=False)
@@ -573,3 +574,19 @@ def test_update_order_option():
     obj = LongObjective(panel)
     assert abs(a.objective_ - b.objective_) / a.objective_ < 0.02
     assert np.abs(obj.margins(obj.of_model(a)) - obj.margins(obj.of_model(b))).max() < 0.5
+
+
+def test_sweep_drift_finds_the_location_symmetry():
+    """The plain sweeps' slow direction, measured from the sweep map, is q + t, b - a t."""
+    sim = simulate_panel(n_items=120, seed=3, missing_rate=0.1)
+    drift = sweep_drift(sim.data, n_sweeps=400)
+    v = drift.direction
+    assert 0.99 < v["rho"] < 1.0
+    assert v["share_q"] + v["share_b"] > 1 - 1e-4
+    assert v["q_uniformity"] < 0.05
+    assert v["b_over_minus_a_dq"] == pytest.approx(1.0, abs=0.02)
+    tr = drift.trace
+    assert list(tr.columns) == ["offset", "margin_error", "rel_criterion", "rms_change"]
+    assert len(tr) == 400 and abs(tr["offset"].iloc[-1]) < abs(tr["offset"].iloc[10])
+    with pytest.raises(ValueError, match="n_sweeps"):
+        sweep_drift(sim.data, n_sweeps=2)
