@@ -8,7 +8,8 @@ objective F as the sweeps (two smaller sizes). Ratios are against the plain swee
 measured in the same run. Last, a table of the share of missing cells -> sweeps per
 restart and seconds for the old default (plain sweeps) and the new default (Anderson).
 
-Usage: .venv/bin/python benchmarks/lmm_fit.py [--quick]   (--quick skips 200,000 items)
+Usage: .venv/bin/python benchmarks/lmm_fit.py [--quick] [--missing-only]
+(--quick skips 200,000 items; --missing-only prints the last table only)
 """
 
 from __future__ import annotations
@@ -122,7 +123,11 @@ def timed_fit(n, missing=0.0, mode=None):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="skip the 200,000-item panel")
+    ap.add_argument("--missing-only", action="store_true", help="only the missing-cells table")
     args = ap.parse_args()
+    if args.missing_only:
+        missing_table()
+        return
     sizes = [2_000, 20_000] if args.quick else [2_000, 20_000, 200_000]
     print("LatentMeasurementModel.fit: 5 judges x 6 conditions, 3 restarts, complete panels")
     print("(each fit in a fresh process; peak RSS includes the interpreter and the panel)")
@@ -153,7 +158,11 @@ def main() -> None:
                 f"({plain_prep:.2f} s, which the scipy run skips): "
                 f"{t_sc / max(plain_time - plain_prep, 1e-9):.1f}x"
             )
-    # missing cells: where the plain sweeps drift
+    missing_table()
+
+
+def missing_table() -> None:
+    """Missing cells, where the plain sweeps drift: old default vs new default."""
     print("\n2,000 items: share of missing cells -> sweeps per restart and seconds,")
     print("old default (plain sweeps, accelerate=None) vs new default (accelerate='anderson')")
     print(
