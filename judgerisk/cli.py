@@ -25,6 +25,7 @@ import warnings
 import numpy as np
 
 from judgerisk.panel import CONDITIONS, PanelError, read_table, write_table
+from judgerisk.risk.lmm import DEFAULT_ACCELERATE
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_RUNTIME", "EXIT_USAGE", "EXIT_DEPENDENCY"]
 
@@ -91,8 +92,9 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- score
 _ACCELERATE_HELP = (
-    "LMM fitting: 'anderson' (default; Anderson-accelerated sweeps, same fixed point as the "
-    "plain sweeps, several times faster) or 'none' (the plain sweeps of METHODS §2)"
+    f"LMM fitting: 'anderson' (Anderson-accelerated sweeps, same fixed point as the plain "
+    f"sweeps, converges where they drift) or 'none' (the plain sweeps of the paper); default "
+    f"{DEFAULT_ACCELERATE!r}, the library's default"
 )
 
 
@@ -263,7 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated aggregators whose verdicts to add (default majority,dawid_skene)",
     )
     p.add_argument(
-        "--accelerate", choices=("anderson", "none"), default="anderson", help=_ACCELERATE_HELP
+        "--accelerate",
+        choices=("anderson", "none"),
+        default=DEFAULT_ACCELERATE,
+        help=_ACCELERATE_HELP,
     )
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.set_defaults(func=_run_score)
@@ -310,7 +315,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--n-splits", type=_positive_int, default=1000, help="calibration/test splits (gold only)"
     )
     p.add_argument(
-        "--accelerate", choices=("anderson", "none"), default="anderson", help=_ACCELERATE_HELP
+        "--accelerate",
+        choices=("anderson", "none"),
+        default=DEFAULT_ACCELERATE,
+        help=_ACCELERATE_HELP,
     )
     p.add_argument("--timeout", type=_positive_int, default=600, help="seconds per cell")
     p.set_defaults(func=_run_report)

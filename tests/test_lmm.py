@@ -10,16 +10,28 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
+from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets.llmbar import load_llmbar_panel
 from judgerisk.panel import CONDITIONS, PanelError, encode_panel, validate_panel
 from judgerisk.risk.lmm import (
+    BLOCKS,
+    DEFAULT_ACCELERATE,
     LatentMeasurementModel,
     _Design,
     _Params,
     _Penalties,
+    _start_point,
     _Sweeper,
     align_to_reference,
 )
+from judgerisk.risk.lmm_drift import sweep_drift
 from judgerisk.simulate import simulate_panel
+
+_DATA = data_dir(required=False)
+needs_llmbar = pytest.mark.skipif(
+    _DATA is None or not (_DATA / "llmbar" / "verdicts_long.csv").is_file(),
+    reason="shared LLMBar data not found (set JUDGERISK_DATA or place it in ../shared/data/llmbar)",
+)
 
 LAM = _Penalties(q=1.0, a=1.0, b=1.0, delta=5.0, kappa=10.0)
 
@@ -448,36 +460,86 @@ def test_determinism_and_restarts():
     panel = hand_panel(n_items=40, seed=17)
     one = fit(panel, random_state=3, accelerate=None, max_iter=100, max_iter_extended=300)
     two = fit(panel, random_state=3, accelerate=None, max_iter=100, max_iter_extended=300)
-    # With the default order q comes first and overwrites the initial q, so the jitter
-    # of restarts 2 and 3 is discarded and all restarts coincide (a fact of METHODS §2's
-    # initialisation); with an order that starts elsewhere the jitter matters.
-    np.testing.assert_array_equal(one.histories_[0], one.histories_[1])
-    order = ("a", "q", "b", "delta", "kappa")
-    three = fit(
-        panel,
-        random_state=4,
-        update_order=order,
-        accelerate=None,
-        max_iter=50,
-        max_iter_extended=50,
-    )
-    four = fit(
-        panel,
-        random_state=5,
-        update_order=order,
-        accelerate=None,
-        max_iter=50,
-        max_iter_extended=50,
-    )
-    assert not np.array_equal(three.histories_[1], four.histories_[1])
-    assert not np.array_equal(three.histories_[0], three.histories_[1])
+    three = fit(panel, random_state=4, accelerate=None, max_iter=50, max_iter_extended=50)
     pd.testing.assert_series_equal(one.q_, two.q_)
     pd.testing.assert_frame_equal(one.restarts_, two.restarts_)
     assert len(one.restarts_) == 3 and len(one.histories_) == 3
+    # restart 0 is the fixed start; the later restarts depend on the seed
+    np.testing.assert_array_equal(one.histories_[0][:50], three.histories_[0])
+    assert not np.array_equal(one.histories_[1][:50], three.histories_[1])
     r = three.restarts_
     pool = r[r["converged"]] if r["converged"].any() else r
     assert r.loc[r["kept"], "criterion"].iloc[0] == pool["criterion"].min()
     assert one.history_.iloc[-1] == pytest.approx(one.criterion_)
+
+
+def test_restarts_start_from_different_points():
+    """Corrected restarts (METHODS §2): later restarts draw log a_j and b_j, the blocks the
+    first q update reads, so their first-sweep parameters differ from restart 0's."""
+    panel = hand_panel(n_items=40, seed=21)
+    d = _Design.from_arrays(encode_panel(panel))
+    q0 = d.S.sum(axis=1) / d.N.sum(axis=1)
+    rng = np.random.default_rng(0)
+    starts = [_start_point(q0, d.n_judges, d.n_cond, g) for g in (None, rng, rng)]
+    sw = _Sweeper(d, _Penalties(1.0, 1.0, 1.0, 5.0, 10.0), BLOCKS)
+    firsts = []
+    for p in starts:
+        sw.set_wo(None)
+        firsts.append(sw.sweep(p).to_vector())
+    for k in (1, 2):
+        assert np.abs(firsts[k] - firsts[0]).max() > 1e-3
+    assert np.abs(firsts[1] - firsts[2]).max() > 1e-3
+    lmm = fit(panel, accelerate=None, max_iter=3, max_iter_extended=3)
+    first = [lmm.histories_[r].iloc[0] for r in range(3)]
+    assert len(set(first)) == 3
+
+
+def test_restart_spread_is_reported():
+    lmm = fit(hand_panel(n_items=60, seed=22))
+    r = lmm.restarts_
+    assert {"max_abs_dp_hat", "criterion_gap"} <= set(r.columns)
+    assert r.loc[r["kept"], "max_abs_dp_hat"].iloc[0] == 0.0
+    assert r.loc[r["kept"], "criterion_gap"].iloc[0] == 0.0
+    spread = lmm.restart_spread_
+    assert spread["max_abs_dp_hat"] >= r["max_abs_dp_hat"].max()
+    assert spread["criterion_range"] == pytest.approx(r["criterion"].max() - r["criterion"].min())
+    assert spread["max_abs_dp_hat"] < 1e-3  # the restarts find the same optimum here
+
+
+def test_default_converges_with_missing_cells_within_budget():
+    sim = simulate_panel(n_items=300, seed=2, missing_rate=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        lmm = LatentMeasurementModel(random_state=0).fit(sim.data)
+    assert lmm.accelerate == DEFAULT_ACCELERATE
+    assert lmm.converged_ and bool(lmm.restarts_["converged"].all())
+    assert lmm.restarts_["n_iter"].max() <= 300
+
+
+def test_default_reaches_the_plain_sweeps_fixed_point():
+    """Where the plain sweeps reach their fixed point (complete panel, run long), the
+    default's predictions equal theirs to 1e-6, in-sample and leave-one-judge-out."""
+    sim = simulate_panel(n_items=100, seed=1)
+    tight = {"tol_rms": 1e-10, "tol_max": 1e-9, "tol_obj": 1e-13, "n_restarts": 1}
+    plain = fit(sim.data, accelerate=None, max_iter=20_000, max_iter_extended=20_000, **tight)
+    new = fit(sim.data, accelerate=DEFAULT_ACCELERATE, **tight)
+    assert new.converged_ and new.n_iter_ <= 300
+    for how in ("fitted", "predict_loo"):
+        p_plain = getattr(plain, how)(sim.data)["p_hat"].to_numpy()
+        p_new = getattr(new, how)(sim.data)["p_hat"].to_numpy()
+        assert np.abs(p_plain - p_new).max() < 1e-6, how
+
+
+@pytest.mark.data
+@needs_llmbar
+def test_no_convergence_warning_on_llmbar():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the loader's missing-cell report
+        panel = load_llmbar_panel()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        lmm = LatentMeasurementModel(random_state=0).fit(panel)
+    assert lmm.converged_ and lmm.restarts_["n_iter"].max() <= 300
 
 
 def test_anderson_reaches_the_sweeps_fixed_point_faster():
@@ -512,3 +574,19 @@ def test_update_order_option():
     obj = LongObjective(panel)
     assert abs(a.objective_ - b.objective_) / a.objective_ < 0.02
     assert np.abs(obj.margins(obj.of_model(a)) - obj.margins(obj.of_model(b))).max() < 0.5
+
+
+def test_sweep_drift_finds_the_location_symmetry():
+    """The plain sweeps' slow direction, measured from the sweep map, is q + t, b - a t."""
+    sim = simulate_panel(n_items=120, seed=3, missing_rate=0.1)
+    drift = sweep_drift(sim.data, n_sweeps=400)
+    v = drift.direction
+    assert 0.99 < v["rho"] < 1.0
+    assert v["share_q"] + v["share_b"] > 1 - 1e-4
+    assert v["q_uniformity"] < 0.05
+    assert v["b_over_minus_a_dq"] == pytest.approx(1.0, abs=0.02)
+    tr = drift.trace
+    assert list(tr.columns) == ["offset", "margin_error", "rel_criterion", "rms_change"]
+    assert len(tr) == 400 and abs(tr["offset"].iloc[-1]) < abs(tr["offset"].iloc[10])
+    with pytest.raises(ValueError, match="n_sweeps"):
+        sweep_drift(sim.data, n_sweeps=2)

@@ -13,6 +13,7 @@ __all__ = [
     "plot_recovery",
     "plot_residual_scale",
     "plot_loo_item",
+    "plot_drift",
 ]
 
 
@@ -105,3 +106,31 @@ def plot_loo_item(pred: pd.DataFrame, ax=None):
     ax.set(xlim=(-0.02, 1.02), xlabel="P(original answer A wins)")
     ax.legend(fontsize=8, loc="best")
     return ax
+
+
+def plot_drift(drifts: dict, tol_obj: float = 1e-7, axes=None):
+    """Where the paper's plain sweeps sit along the drift, and what the stopping rule sees.
+
+    Left: ``|offset|``, the distance along ``q -> q + t, b -> b - a t`` from the sweep
+    map's fixed point, per sweep. Right: the relative change of the criterion per sweep
+    (one of the rule's three quantities) with its tolerance.
+
+    Parameters
+    ----------
+    drifts : dict of str -> judgerisk.risk.lmm_drift.SweepDrift
+        E.g. one per share of missing cells.
+    tol_obj : float, default 1e-7
+        The rule's tolerance on the relative criterion change (dotted line).
+    """
+    if axes is None:
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
+    for name, drift in drifts.items():
+        tr = drift.trace
+        axes[0].semilogy(tr.index, tr["offset"].abs(), lw=1.3, label=name)
+        axes[1].semilogy(tr.index, tr["rel_criterion"], lw=1.0, label=name)
+    axes[0].set(xlabel="plain sweep", ylabel="|mean q − mean q*| (drift offset t)")
+    axes[1].axhline(tol_obj, color="grey", ls=":", lw=1)
+    axes[1].text(axes[1].get_xlim()[1], tol_obj, " tol_obj", va="center", fontsize=8)
+    axes[1].set(xlabel="plain sweep", ylabel="relative change of the criterion")
+    axes[0].legend(fontsize=8, title="missing cells", title_fontsize=8)
+    return axes

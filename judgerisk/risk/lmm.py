@@ -50,6 +50,10 @@ BLOCKS: tuple[str, ...] = ("q", "a", "b", "delta", "kappa")
 A_BOUNDS: tuple[float, float] = (0.05, 20.0)
 _ACCELERATIONS = (None, "anderson", "lbfgs")
 _ANDERSON_MEMORY = 6
+#: Standard deviation of the restarts' draws of log a_j and b_j (METHODS §2 [R]).
+_RESTART_SD = 0.3
+#: The default acceleration, shared by the library, the CLI and the report template.
+DEFAULT_ACCELERATE = "anderson"
 
 
 # --------------------------------------------------------------------------------------
@@ -384,8 +388,12 @@ def _run_plain(
         # Anderson acceleration (type II) of the sweep map x -> G(x), safeguarded
         x, gx = p.to_vector(), new.to_vector()
         res = float(np.linalg.norm(gx - x))
-        if res > 2.0 * best_res:  # diverging: drop the memory, take the plain step
+        if res > 2.0 * best_res:
+            # diverging: drop the memory, take the plain step, and measure divergence from
+            # here on (a best residual kept across resets would call every later plain
+            # step "diverging" and silently turn the acceleration off)
             xs, gs = [], []
+            best_res = res
         best_res = min(best_res, res)
         xs.append(x)
         gs.append(gx)
@@ -398,7 +406,12 @@ def _run_plain(
         X, G = np.array(xs), np.array(gs)
         F = G - X
         dF, dG = np.diff(F, axis=0), np.diff(G, axis=0)
-        gamma, *_ = np.linalg.lstsq(dF.T, F[-1], rcond=None)
+        # least squares min ||F[-1] - dF.T gamma|| through the m x m normal equations
+        # (m <= memory; a LAPACK lstsq on the tall n x m matrix costs ~100x more here),
+        # with a relative ridge that keeps them solvable when the differences are collinear
+        gram = dF @ dF.T
+        gram[np.diag_indices_from(gram)] += 1e-12 * np.trace(gram) + 1e-300
+        gamma = np.linalg.solve(gram, dF @ F[-1])
         z = G[-1] - gamma @ dG
         trial = _Params.from_vector(z, I, J, C)
         trial.a = np.clip(trial.a, *A_BOUNDS)
@@ -464,6 +477,35 @@ def _run_lbfgs(
     )
 
 
+def _start_point(q0: np.ndarray, J: int, C: int, rng: np.random.Generator | None) -> _Params:
+    """Start of a restart (METHODS §2, corrected restarts [R]).
+
+    The first restart (``rng=None``) starts at ``a = 1, b = delta = kappa = 0`` and ``q_i``
+    = mean of item i's logits. Later restarts draw ``log a_j ~ N(0, 0.3^2)`` and
+    ``b_j ~ N(0, 0.3^2)``: the blocks the first (q) update reads, so the restart really
+    starts elsewhere (a jitter on q alone is overwritten by the first q update).
+    """
+    a, b = np.ones(J), np.zeros(J)
+    if rng is not None:
+        a = np.exp(rng.normal(0.0, _RESTART_SD, J))
+        b = rng.normal(0.0, _RESTART_SD, J)
+    return _Params(q0.copy(), a, b, np.zeros(C), np.zeros((J, C)))
+
+
+def _restart_spread(arr: PanelArrays, runs: list[_RunResult], kept: int):
+    """Per restart: max |p_hat - p_hat of the kept restart| over the fit cells, and the
+    criterion minus the kept restart's; plus the largest pairwise |Δp_hat|."""
+    p_hat = np.array([expit(_margins(arr, r.params)) for r in runs])
+    dp_kept = np.abs(p_hat - p_hat[kept]).max(axis=1)
+    pairwise = float(max(np.abs(p_hat - row).max() for row in p_hat))
+    return dp_kept, pairwise
+
+
+def _margins(arr: PanelArrays, p: _Params) -> np.ndarray:
+    """Fitted margins ``a_j q_i + b_j + delta_c + kappa_jc`` of every cell of ``arr``."""
+    return p.a[arr.judge_idx] * p.q[arr.item_idx] + p.offsets()[arr.judge_idx, arr.cond_idx]
+
+
 # --------------------------------------------------------------------------------------
 # the estimator
 # --------------------------------------------------------------------------------------
@@ -473,11 +515,14 @@ class LatentMeasurementModel:
     Parameters
     ----------
     lambda_q, lambda_a, lambda_b, lambda_delta, lambda_kappa : float
-        Ridge strengths (Gaussian priors: ``q, b, delta, kappa ~ N(0, 1/(2 lambda))``
-        and ``a ~ N(1, 1/(2 lambda_a))`` in the MAP reading of F).
+        Ridge strengths. With F/2 as the negative log posterior and unit noise variance
+        the priors are ``q, b, delta, kappa ~ N(0, 1/lambda)`` and
+        ``a ~ N(1, 1/lambda_a)``: with the defaults ``q_i, b_j ~ N(0, 1)``,
+        ``a_j ~ N(1, 1)``, ``delta_c ~ N(0, 1/5)``, ``kappa_jc ~ N(0, 1/10)``.
     n_restarts : int, default 3
         Restarts; the first starts at ``a = 1, b = delta = kappa = 0`` and ``q_i`` = mean
-        of item i's logits, the others add ``N(0, 0.1^2)`` jitter to that q [R].
+        of item i's logits, the others draw ``log a_j ~ N(0, 0.3^2)`` and
+        ``b_j ~ N(0, 0.3^2)`` [R] (the blocks the first q update reads).
     max_iter : int, default 700
         Nominal sweeps per restart.
     max_iter_extended : int, default 2100
@@ -492,16 +537,18 @@ class LatentMeasurementModel:
         Order of the block updates in a sweep [R: order]; any permutation of
         :data:`BLOCKS`. The scale fix follows the ``a`` update and the judge-centring of
         kappa follows the ``kappa`` update wherever they sit.
-    accelerate : {None, "anderson", "lbfgs"}, default None
-        ``None``: the paper's plain sweeps. ``"anderson"``: Anderson acceleration (memory
-        6, safeguarded; plain sweeps while a discrimination sits at its clip) of the same
-        sweep map, which has the same fixed points, so it
-        converges to the same solution in fewer sweeps. ``"lbfgs"``: 20 plain sweeps,
-        then L-BFGS-B on F over all parameters: the exact minimiser of F, which differs
-        slightly from the sweeps' fixed point (see Notes); the rule is applied to the
-        L-BFGS iterates.
+    accelerate : {None, "anderson", "lbfgs"}, default "anderson"
+        ``"anderson"`` (the default, :data:`DEFAULT_ACCELERATE`, shared with the CLI):
+        Anderson acceleration (memory 6, safeguarded; plain sweeps while a discrimination
+        sits at its clip) of the paper's sweep map, which has the same fixed points. The
+        plain sweeps drift along ``q -> q + t, b -> b - a t`` (see Notes) and on panels
+        with missing cells often never meet the stopping rule; the accelerated sweeps meet
+        the same, unchanged rule in tens of sweeps. ``None``: the literal plain sweeps.
+        ``"lbfgs"``: 20 plain sweeps, then L-BFGS-B on F over all parameters: the exact
+        minimiser of F, which differs slightly from the sweeps' fixed point (see Notes);
+        the rule is applied to the L-BFGS iterates.
     random_state : int, numpy.random.Generator or None
-        Seed of the restart jitter.
+        Seed of the restarts' draws.
 
     Attributes
     ----------
@@ -526,7 +573,11 @@ class LatentMeasurementModel:
     histories_ : dict of int -> pandas.Series
         The same for every restart (for convergence plots).
     restarts_ : pandas.DataFrame
-        One row per restart: ``converged, n_iter, extended, criterion, objective, kept``.
+        One row per restart: ``converged, n_iter, extended, criterion, objective, kept,
+        max_abs_dp_hat, criterion_gap`` (see Notes).
+    restart_spread_ : dict
+        ``max_abs_dp_hat`` (largest pairwise max |Δp_hat| between restarts over the fit
+        cells) and ``criterion_range`` (max - min criterion over the restarts).
     items_, judges_, conditions_ :
         The fit's items, judges and conditions.
 
@@ -553,10 +604,20 @@ class LatentMeasurementModel:
     Residual scale per judge (not used to reweight):
     :math:`\sigma_j^2 = n_j^{-1}\sum_{O_j}(m - \hat\mu)^2`.
 
-    Restarts: the jitter is on q only [R], and with the default order the q update comes
-    first and overwrites the initial q, so every restart starts from the same point and
-    repeats restart 0 exactly; it is then computed once and reported three times. The
-    jitter matters for orders that do not start with q.
+    Restarts [R]: restart 0 starts at ``a = 1, b = delta = kappa = 0``, ``q_i`` = mean of
+    item i's logits; each later restart draws ``log a_j ~ N(0, 0.3^2)`` and
+    ``b_j ~ N(0, 0.3^2)``. ``restarts_`` reports, per restart, ``max_abs_dp_hat`` (max over
+    the fit cells of ``|p_hat - p_hat of the kept restart|``, ``p_hat = sigmoid(mu)``) and
+    ``criterion_gap`` (criterion minus the kept restart's); ``restart_spread_`` holds the
+    largest pairwise ``|Δp_hat|`` and the criterion's range over the restarts.
+
+    The drift: ``q -> q + t``, ``b -> b - a t`` leaves every margin ``a_j q_i + b_j``
+    unchanged, and neither the scale fix nor the kappa centring removes it; only the
+    ridges on q and b pin ``t``, and the plain sweeps contract it by a factor close to 1
+    per sweep (about ``1 - 2e-4`` on a 2,000-item panel). The stopping rule watches the
+    margins and the criterion, so it cannot see ``t`` settle, and on panels with missing
+    cells the plain sweeps end far from the fixed point along ``t`` (chapter 3 of the
+    book shows it).
 
     With only the original condition, delta and kappa are absent and the model is
     ``m = a_j q_i + b_j + eps``.
@@ -582,7 +643,7 @@ class LatentMeasurementModel:
         tol_obj: float = 1e-7,
         patience: int = 3,
         update_order: Sequence[str] = BLOCKS,
-        accelerate: str | None = None,
+        accelerate: str | None = DEFAULT_ACCELERATE,
         random_state=None,
     ):
         self.lambda_q = lambda_q
@@ -645,19 +706,13 @@ class LatentMeasurementModel:
         panel = validate_panel(panel, conditions=None)
         arr = encode_panel(panel)
         d = _Design.from_arrays(arr)
-        I, J, C = d.n_items, d.n_judges, d.n_cond
+        J, C = d.n_judges, d.n_cond
         rng = np.random.default_rng(self.random_state)
 
         q0 = d.S.sum(axis=1) / d.N.sum(axis=1)  # mean of each item's logits
         runs: list[_RunResult] = []
         for r in range(int(self.n_restarts)):
-            q = q0 + (rng.normal(0.0, 0.1, I) if r > 0 else 0.0)
-            if r > 0 and self.update_order[0] == "q":
-                # the first update overwrites the initial q, so the jittered restart starts
-                # from the same point and would repeat restart 0 exactly: reuse it
-                runs.append(runs[0])
-                continue
-            p = _Params(q, np.ones(J), np.zeros(J), np.zeros(C), np.zeros((J, C)))
+            p = _start_point(q0, J, C, rng if r > 0 else None)
             rule = _Rule(self.tol_rms, self.tol_max, self.tol_obj, int(self.patience))
             if self.accelerate == "lbfgs":
                 res = _run_lbfgs(d, lam, p, self.update_order, rule, int(self.max_iter_extended))
@@ -688,6 +743,7 @@ class LatentMeasurementModel:
                 stacklevel=2,
             )
         best = runs[kept]
+        dp_kept, pairwise = _restart_spread(arr, runs, kept)
         self._store(arr, d, lam, best)
         self.converged_ = bool(best.converged)
         self.n_iter_ = int(best.n_iter)
@@ -713,9 +769,15 @@ class LatentMeasurementModel:
                 "criterion": crit,
                 "objective": [_objective(d, r.params, lam, r.ssr) for r in runs],
                 "kept": np.arange(len(runs)) == kept,
+                "max_abs_dp_hat": dp_kept,
+                "criterion_gap": crit - crit[kept],
             },
             index=pd.RangeIndex(len(runs), name="restart"),
         )
+        self.restart_spread_ = {
+            "max_abs_dp_hat": pairwise,
+            "criterion_range": float(crit.max() - crit.min()),
+        }
         return self
 
     def _store(self, arr: PanelArrays, d: _Design, lam: _Penalties, res: _RunResult) -> None:
@@ -730,8 +792,7 @@ class LatentMeasurementModel:
         self.b_ = pd.Series(p.b, index=judges, name="b")
         self.delta_ = pd.Series(p.delta, index=conds, name="delta")
         self.kappa_ = pd.DataFrame(p.kappa, index=judges, columns=conds)
-        mu = p.a[arr.judge_idx] * p.q[arr.item_idx] + p.offsets()[arr.judge_idx, arr.cond_idx]
-        r2 = (arr.logit - mu) ** 2
+        r2 = (arr.logit - _margins(arr, p)) ** 2
         nj = np.bincount(arr.judge_idx, minlength=d.n_judges)
         ssr_j = np.bincount(arr.judge_idx, weights=r2, minlength=d.n_judges)
         self.sigma_ = pd.Series(np.sqrt(ssr_j / nj), index=judges, name="sigma")
