@@ -224,12 +224,12 @@ class _ThresholdMethods:
             for m in methods
             for ia, a in enumerate(alphas)
         }
-        self.pos_dtype = _count_dtype(self.v.size)
-        self.positions = np.arange(self.v.size, dtype=self.pos_dtype)
 
     def block(self, cal, n_cal):
         b = cal.shape[0]
-        pos = np.broadcast_to(self.positions, cal.shape)[cal[:, self.order]].reshape(b, n_cal)
+        # sorted positions of each split's calibration items, in order (exactly n_cal per row)
+        pos = np.flatnonzero(cal[:, self.order]).reshape(b, n_cal)
+        pos -= np.arange(0, b * self.v.size, self.v.size)[:, None]
         cum_e = np.cumsum(self.err[pos], axis=1, dtype=self.dtype)
         last = None
         if self.ties:  # the next calibration item lies beyond this one's tie block
