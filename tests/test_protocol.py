@@ -10,6 +10,8 @@ slack needed is Monte-Carlo error: we assert mean FDP <= alpha + Z * sd / sqrt(B
 (one-sided normal tail 3.2e-5 per check; < 1e-3 over every check in this file by Bonferroni).
 """
 
+import tracemalloc
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -132,6 +134,22 @@ def test_vectorised_equals_loop_on_simulated_pairs():
     kw = dict(confidence=s.confidence, n_splits=2, n_grid=5000, seed=1, alphas=(0.1, 0.25))
     fast = split_protocol(s.score, s.pred, d.gold, **kw)
     pd.testing.assert_frame_equal(fast, split_protocol(s.score, s.pred, d.gold, loop=True, **kw))
+
+
+@pytest.mark.parametrize("methods", [("vanilla", "heuristic", "naive", "scope"), ("toe",)])
+def test_working_memory_stays_within_the_budget(methods):
+    d = simulate_pairs(n=20_000, seed=0)
+    s = bpe(d.logit_fwd, d.logit_rev)
+    kw = dict(confidence=s.confidence, methods=methods, n_splits=200, seed=0)
+    split_protocol(s.score, s.pred, d.gold, **dict(kw, n_splits=2))  # caches, imports
+    tracemalloc.start()
+    try:
+        split_protocol(s.score, s.pred, d.gold, memory_budget_mb=4, **kw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the keys of all splits at once would take 32 MB
+    assert peak <= 4 * 2**20, peak / 2**20
 
 
 @settings(max_examples=25, deadline=None)
