@@ -303,18 +303,24 @@ class _FixedSetMethods:
 class _ToE:
     """Trust-or-Escalate for all alphas and grid points, one block of splits at a time.
 
-    Calibration items and errors are counted per grid cell of the confidence (one pass over
-    the items per split), then accumulated down the grid: ``(block, n_grid)`` arrays only.
+    The accepted set only changes at grid points where some item's confidence cell begins, so
+    the grid is cut into runs of points that accept the same items (at most ``n_grid``, at most
+    one more than the number of distinct cells). Calibration items and errors are counted per
+    run (one pass over the items per split), then accumulated down the runs:
+    ``(block, n_runs)`` arrays only. The first point of a run stands for the run: it is where
+    fixed-sequence testing lands when it stops inside the run.
     """
 
     def __init__(self, conf, errors, alphas, n_cal, delta, n_grid, min_accepted):
         self.grid = toe_grid(n_grid)
         g = np.searchsorted(self.grid, conf, side="right")  # accepted at grid index j iff j < g
+        self.run_start = np.unique(np.r_[0, g[(g > 0) & (g < self.grid.size)]])
+        g = np.searchsorted(self.run_start, g, side="left")  # accepted in run i iff i < g
         self.order, self.starts, gkey = _groups(2 * g + errors)
         self.cell, self.cell_err = gkey // 2, (gkey % 2).astype(bool)
         g_sorted = np.sort(g)
-        # number of items with g <= j, i.e. NOT accepted at threshold j
-        self.pos = np.searchsorted(g_sorted, np.arange(self.grid.size), side="right")
+        # number of items with g <= i, i.e. NOT accepted in run i
+        self.pos = np.searchsorted(g_sorted, np.arange(self.run_start.size), side="right")
         cum_err = np.r_[0, np.cumsum(errors[np.argsort(g, kind="stable")])]
         self.test_all = (g.size - self.pos, cum_err[-1] - cum_err[self.pos])
         self.kmax = [_toe_max_errors(int(n_cal), float(a), float(delta)) for a in alphas]
@@ -322,7 +328,7 @@ class _ToE:
         self.dtype = _count_dtype(n_cal)
 
     def block(self, cal, n_cal):
-        b, n_cells = cal.shape[0], self.grid.size + 1
+        b, n_cells = cal.shape[0], self.run_start.size + 1
         c = _group_counts(cal, self.order, self.starts, self.dtype)
         per_cell = np.zeros((b, n_cells), dtype=self.dtype)
         per_cell_err = np.zeros((b, n_cells), dtype=self.dtype)
@@ -333,7 +339,7 @@ class _ToE:
         cum_err = np.cumsum(per_cell_err, axis=1, dtype=self.dtype)
         n_acc = n_cal - cum[:, :-1]
         n_err = cum_err[:, -1:] - cum_err[:, :-1]
-        kept = n_acc >= self.min_accepted  # a prefix of the grid: n_acc is non-increasing in j
+        kept = n_acc >= self.min_accepted  # a prefix of the runs: n_acc is non-increasing
         j_top = kept.sum(axis=1) - 1
         rows = np.arange(b)
         out = []
@@ -345,7 +351,7 @@ class _ToE:
                 (
                     np.where(ok, self.test_all[0][jj] - n_acc[rows, jj], 0),
                     np.where(ok, self.test_all[1][jj] - n_err[rows, jj], 0),
-                    np.where(ok, self.grid[jj], np.inf),
+                    np.where(ok, self.grid[self.run_start[jj]], np.inf),
                 )
             )
         return out
