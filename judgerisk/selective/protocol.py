@@ -361,7 +361,7 @@ def _block_size(n: int, n_splits: int, toe_cells: int, memory_budget_mb: float) 
     """Splits per block so that the block's working arrays stay within the budget.
 
     Per split and item: 8 bytes of keys, about 12 more of masks, positions and counts; per
-    split and Trust-or-Escalate grid cell, about 80 bytes.
+    split and Trust-or-Escalate run of grid points (at most ``n_grid + 1``), about 80 bytes.
     """
     per_split = 24 * n + 80 * toe_cells
     return int(np.clip(memory_budget_mb * 2**20 // per_split, 1, n_splits))
