@@ -10,12 +10,30 @@ slack needed is Monte-Carlo error: we assert mean FDP <= alpha + Z * sd / sqrt(B
 (one-sided normal tail 3.2e-5 per check; < 1e-3 over every check in this file by Bonferroni).
 """
 
+import tracemalloc
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judgerisk.selective.confidence import bpe
-from judgerisk.selective.protocol import METHODS, split_masks, split_protocol, summarize_protocol
+from judgerisk.selective.protocol import (
+    METHODS,
+    _mask_blocks,
+    _max_feasible_errors,
+    _smallest_mask,
+    split_masks,
+    split_protocol,
+    summarize_protocol,
+)
+from judgerisk.selective.scope import (
+    _toe_max_errors,
+    naive_feasible,
+    scope_feasible,
+    toe_certified,
+)
 from judgerisk.simulate import simulate_pairs
 
 Z = 4.0
@@ -35,6 +53,61 @@ def test_split_masks_are_seeded_and_balanced():
         split_masks(2, cal_frac=0.1)
 
 
+def _argpartition_masks(n, n_splits, cal_frac, seed):
+    """The masks as drawn before the blocked protocol (whole matrix, argpartition)."""
+    n_cal = int(round(cal_frac * n))
+    keys = np.random.default_rng(seed).random((n_splits, n))
+    first = np.argpartition(keys, n_cal - 1, axis=1)[:, :n_cal]
+    mask = np.zeros(keys.shape, dtype=bool)
+    np.put_along_axis(mask, first, True, axis=1)
+    return mask
+
+
+@pytest.mark.parametrize(
+    ("n", "n_splits", "cal_frac", "seed"),
+    [(11, 4, 0.5, 3), (2, 3, 0.5, 0), (500, 37, 0.3, 1), (3001, 20, 0.5, 2), (40000, 3, 0.8, 5)],
+)
+def test_split_masks_equal_the_argpartition_masks_in_any_block_size(n, n_splits, cal_frac, seed):
+    ref = _argpartition_masks(n, n_splits, cal_frac, seed)
+    np.testing.assert_array_equal(split_masks(n, n_splits, cal_frac, seed), ref)
+    for block in (1, 3, n_splits):
+        blocks = list(_mask_blocks(n, n_splits, cal_frac, seed, block))
+        assert [s0 for s0, _ in blocks] == list(range(0, n_splits, block))
+        np.testing.assert_array_equal(np.concatenate([m for _, m in blocks]), ref)
+
+
+def test_smallest_mask_falls_back_on_tied_and_outlying_keys():
+    rng = np.random.default_rng(0)
+    keys = rng.random((6, 50))
+    keys[0] = np.round(keys[0], 1)  # ties at the k-th key
+    keys[1] = 0.999 - keys[1] / 1000  # every key outside the bracket around the median
+    keys[2] = 0.0  # all tied
+    mask = _smallest_mask(keys, 25)
+    assert (mask.sum(axis=1) == 25).all()
+    ref = np.zeros_like(mask)
+    np.put_along_axis(ref, np.argpartition(keys, 24, axis=1)[:, :25], True, axis=1)
+    np.testing.assert_array_equal(mask, ref)
+
+
+@pytest.mark.parametrize("method", ["scope", "naive"])
+@pytest.mark.parametrize("alpha", [0.05, 0.1, 0.3, 0.7])
+def test_feasibility_table_matches_the_rule(method, alpha):
+    rule = {"scope": scope_feasible, "naive": naive_feasible}[method]
+    table = _max_feasible_errors(method, 300, alpha)
+    e, n = np.meshgrid(np.arange(301), np.arange(301), indexing="ij")
+    feasible = rule(e, n, alpha) & (e <= n)
+    np.testing.assert_array_equal(feasible, (e <= table[n]) & (e <= n))
+
+
+@pytest.mark.parametrize(("alpha", "delta"), [(0.05, 0.1), (0.25, 0.1), (0.5, 0.01), (0.9, 0.3)])
+def test_toe_max_errors_is_the_largest_certified_count(alpha, delta):
+    kmax = _toe_max_errors(400, alpha, delta)
+    k, n = np.meshgrid(np.arange(401), np.arange(401), indexing="ij")
+    certified = toe_certified(k, n, alpha, delta) & (k <= n)
+    largest = np.where(certified.any(axis=0), 400 - np.argmax(certified[::-1], axis=0), -1)
+    np.testing.assert_array_equal(kmax, largest)
+
+
 def test_vectorised_equals_plain_loop_with_ties():
     rng = np.random.default_rng(1)
     n = 160
@@ -45,7 +118,10 @@ def test_vectorised_equals_plain_loop_with_ties():
     kw = dict(confidence=conf, n_splits=6, n_grid=300, min_accepted=10, seed=5)
     fast = split_protocol(score, np.ones(n, int), gold, **kw)
     slow = split_protocol(score, np.ones(n, int), gold, loop=True, **kw)
-    pd.testing.assert_frame_equal(fast, slow)
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
+    for budget in (1e-6, 0.02):  # one split per block; blocks of a few splits
+        tiny = split_protocol(score, np.ones(n, int), gold, memory_budget_mb=budget, **kw)
+        pd.testing.assert_frame_equal(tiny, slow, check_exact=True)
     assert list(fast["method"].cat.categories) == list(METHODS)
     assert len(fast) == 5 * 5 * 6
     # the case is not degenerate: some selectors abstain, some accept part of the test half
@@ -58,6 +134,41 @@ def test_vectorised_equals_loop_on_simulated_pairs():
     kw = dict(confidence=s.confidence, n_splits=2, n_grid=5000, seed=1, alphas=(0.1, 0.25))
     fast = split_protocol(s.score, s.pred, d.gold, **kw)
     pd.testing.assert_frame_equal(fast, split_protocol(s.score, s.pred, d.gold, loop=True, **kw))
+
+
+@pytest.mark.parametrize("methods", [("vanilla", "heuristic", "naive", "scope"), ("toe",)])
+def test_working_memory_stays_within_the_budget(methods):
+    d = simulate_pairs(n=20_000, seed=0)
+    s = bpe(d.logit_fwd, d.logit_rev)
+    kw = dict(confidence=s.confidence, methods=methods, n_splits=200, seed=0)
+    split_protocol(s.score, s.pred, d.gold, **dict(kw, n_splits=2))  # caches, imports
+    tracemalloc.start()
+    try:
+        split_protocol(s.score, s.pred, d.gold, memory_budget_mb=4, **kw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the keys of all splits at once would take 32 MB
+    assert peak <= 4 * 2**20, peak / 2**20
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(8, 90),
+    decimals=st.integers(0, 3),
+    n_splits=st.integers(1, 7),
+    budget=st.sampled_from([1e-6, 0.01, 256.0]),
+    seed=st.integers(0, 2**16),
+)
+def test_blocked_protocol_equals_loop_property(n, decimals, n_splits, budget, seed):
+    rng = np.random.default_rng(seed)
+    score = np.round(rng.random(n), decimals)
+    conf = np.round(rng.random(n), decimals)
+    gold = np.where(rng.random(n) < 0.3, "B", "A")
+    kw = dict(confidence=conf, n_splits=n_splits, n_grid=50, min_accepted=3, seed=seed)
+    fast = split_protocol(score, np.ones(n, int), gold, memory_budget_mb=budget, **kw)
+    slow = split_protocol(score, np.ones(n, int), gold, loop=True, **kw)
+    pd.testing.assert_frame_equal(fast, slow, check_exact=True)
 
 
 def test_table_shape_summary_and_input_checks():

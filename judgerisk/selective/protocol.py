@@ -3,7 +3,9 @@
 ``split_protocol`` draws ``n_splits`` random calibration / test splits of one labelled set,
 calibrates every selector on each calibration half and reports coverage and FDP on the test
 half — for every method and alpha at once, vectorised across splits (no Python loop per split,
-per alpha's threshold or per Trust-or-Escalate grid point). ``loop=True`` runs the same protocol
+per alpha's threshold or per Trust-or-Escalate grid point). The splits are processed in blocks
+sized from a memory budget (``memory_budget_mb``, 256 MB by default), so memory stays bounded
+and time grows linearly with items x splits. ``loop=True`` runs the same protocol
 as a plain per-split loop over the public selectors of :mod:`judgerisk.selective.scope` (and a plain loop
 over Trust-or-Escalate's grid); the two give identical tables.
 
@@ -28,6 +30,7 @@ Figure 2, Appendix B.3.4: 1,000 random 50/50 calibration–test splits).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -65,8 +68,72 @@ _NEEDS = {
 _FIELDS = ("coverage", "risk", "n_accepted", "n_errors", "threshold")
 
 
+def _check_split_args(n: int, n_splits: int, cal_frac: float) -> int:
+    """Validate the split settings; return the calibration size ``round(cal_frac * n)``."""
+    if not 0.0 < float(cal_frac) < 1.0:
+        raise ValueError(f"cal_frac must be in (0, 1), got {cal_frac}")
+    n_cal = int(round(cal_frac * n))
+    if not 1 <= n_cal <= n - 1:
+        raise ValueError(f"cal_frac={cal_frac} leaves an empty half with n={n} items")
+    if int(n_splits) < 1:
+        raise ValueError(f"n_splits must be >= 1, got {n_splits}")
+    return n_cal
+
+
+def _smallest_mask(keys: np.ndarray, k: int) -> np.ndarray:
+    """Per row, True at the ``k`` smallest of the uniform ``keys`` (a linear-time selection).
+
+    Same mask as ``argpartition(keys, k - 1, axis=1)[:, :k]``: only the few keys near the
+    expected k-th order statistic (±8 standard deviations) are sorted; a row whose k-th key is
+    tied with the next one, or falls outside that bracket, is done by ``argpartition``.
+    """
+    b, n = keys.shape
+    p = k / n
+    half = 8.0 * np.sqrt(p * (1.0 - p) / n) + 2.0 / n
+    lo, hi = p - half, p + half
+    below = keys < lo
+    n_below = below.sum(axis=1)
+    cand = keys <= hi
+    cand &= ~below
+    del below
+    counts = cand.sum(axis=1)
+    vals = keys[cand]
+    del cand
+    width = int(counts.max()) + 1
+    padded = np.full((b, width), np.inf)
+    rows = np.repeat(np.arange(b), counts)
+    starts = np.cumsum(counts) - counts
+    padded[rows, np.arange(vals.size) - starts[rows]] = vals
+    padded.sort(axis=1)
+    rank = np.clip(k - n_below, 1, width - 1)  # 1-based rank of the k-th key among the candidates
+    r = np.arange(b)
+    kth, nxt = padded[r, rank - 1], padded[r, rank]
+    ok = (k - n_below >= 1) & (k - n_below <= counts) & (kth < nxt)
+    mask = keys <= kth[:, None]
+    for i in np.flatnonzero(~ok):
+        mask[i] = False
+        mask[i, np.argpartition(keys[i], k - 1)[:k]] = True
+    return mask
+
+
+def _mask_blocks(n: int, n_splits: int, cal_frac: float, seed: int, block: int):
+    """Yield ``(first split, calibration masks)`` for consecutive blocks of ``block`` splits.
+
+    The keys are drawn block after block from one generator, so the concatenated blocks are
+    :func:`split_masks` exactly, whatever the block size.
+    """
+    n_cal = _check_split_args(n, n_splits, cal_frac)
+    rng = np.random.default_rng(seed)
+    for s0 in range(0, int(n_splits), block):
+        b = min(block, int(n_splits) - s0)
+        yield s0, _smallest_mask(rng.random((b, n)), n_cal)
+
+
 def split_masks(n: int, n_splits: int = 1000, cal_frac: float = 0.5, seed: int = 0) -> np.ndarray:
     """Random calibration masks, one row per split.
+
+    Split ``s`` draws one uniform key per item (row ``s`` of ``default_rng(seed).random((n_splits,
+    n))``) and puts the items with the ``round(cal_frac * n)`` smallest keys in calibration.
 
     Parameters
     ----------
@@ -83,28 +150,14 @@ def split_masks(n: int, n_splits: int = 1000, cal_frac: float = 0.5, seed: int =
     numpy.ndarray of bool, shape (n_splits, n)
         True = calibration item, False = test item.
     """
-    if not 0.0 < float(cal_frac) < 1.0:
-        raise ValueError(f"cal_frac must be in (0, 1), got {cal_frac}")
-    n_cal = int(round(cal_frac * n))
-    if not 1 <= n_cal <= n - 1:
-        raise ValueError(f"cal_frac={cal_frac} leaves an empty half with n={n} items")
-    if int(n_splits) < 1:
-        raise ValueError(f"n_splits must be >= 1, got {n_splits}")
-    keys = np.random.default_rng(seed).random((int(n_splits), n))
-    first = np.argpartition(keys, n_cal - 1, axis=1)[:, :n_cal]  # the n_cal smallest keys
-    mask = np.zeros(keys.shape, dtype=bool)
-    np.put_along_axis(mask, first, True, axis=1)
-    return mask
+    _check_split_args(n, n_splits, cal_frac)
+    return np.concatenate([m for _, m in _mask_blocks(n, n_splits, cal_frac, seed, int(n_splits))])
 
 
 def _last_true(mask: np.ndarray) -> np.ndarray:
     """Index of the last True per row, -1 when none."""
     idx = mask.shape[1] - 1 - np.argmax(mask[:, ::-1], axis=1)
-    return np.where(mask.any(axis=1), idx, -1)
-
-
-def _rowpick(arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    return arr[np.arange(arr.shape[0]), idx]
+    return np.where(mask[np.arange(mask.shape[0]), idx], idx, -1)
 
 
 def _result(n_acc, n_err, threshold, n_test) -> dict[str, np.ndarray]:
@@ -119,83 +172,256 @@ def _result(n_acc, n_err, threshold, n_test) -> dict[str, np.ndarray]:
     }
 
 
-def _sorted_cumcounts(values, errors, cal):
-    """Cumulative calibration / error counts after sorting items by ``values`` (ascending).
+def _count_dtype(n_max: int):
+    """Narrowest signed integer dtype holding -1 .. n_max."""
+    for dt in (np.int16, np.int32):
+        if n_max < np.iinfo(dt).max:
+            return dt
+    return np.int64
 
-    Returns the sorted values, and (n_splits, n + 1) cumulative counts with a leading zero.
+
+@lru_cache(maxsize=64)
+def _max_feasible_errors(method: str, n_max: int, alpha: float) -> np.ndarray:
+    """For n = 0..n_max accepted calibration items, the largest feasible error count (-1: none).
+
+    Both rules are monotone in the error count, so ``rule(e, n) <=> e <= table[n]``; the table
+    is found by bisection on the rule itself, so it makes the same floating-point decisions.
     """
-    order = np.argsort(values, kind="stable")
-    cal_s = cal[:, order]
-    err_s = errors[order]
-    pad = np.zeros((cal.shape[0], 1), dtype=np.int32)
-    cum_cal = np.concatenate([pad, np.cumsum(cal_s, axis=1, dtype=np.int32)], axis=1)
-    cum_cal_err = np.concatenate([pad, np.cumsum(cal_s & err_s, axis=1, dtype=np.int32)], axis=1)
-    cum_err = np.r_[0, np.cumsum(err_s)]
-    return values[order], cum_cal, cum_cal_err, cum_err
+    rule = {"scope": scope_feasible, "naive": naive_feasible}[method]
+    n = np.arange(n_max + 1, dtype=np.int64)
+    lo, hi = np.full_like(n, -1), n.copy()
+    while (lo < hi).any():
+        mid = (lo + hi + 1) // 2
+        ok = rule(mid, n, alpha)
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid - 1)
+    lo.setflags(write=False)
+    return lo
 
 
-def _vec_threshold_methods(score, errors, cal, alphas, methods, n_test):
-    """SCOPE and naive on the uncertainty score, for all splits and alphas."""
-    v, cum_cal, cum_cal_err, cum_err = _sorted_cumcounts(score, errors, cal)
-    ends = np.flatnonzero(np.r_[v[1:] != v[:-1], True]) + 1  # positions in the padded cumsum
-    n_cal_b = cum_cal[:, ends]
-    n_err_b = cum_cal_err[:, ends]
-    has_cal = np.diff(np.concatenate([np.zeros((cal.shape[0], 1), np.int32), n_cal_b], 1), axis=1)
-    has_cal = has_cal > 0
-    test_acc_b = ends[None, :] - n_cal_b
-    test_err_b = cum_err[ends][None, :] - n_err_b
-    values_b = v[ends - 1]
-    rules = {"scope": scope_feasible, "naive": naive_feasible}
-    out = {}
-    for m in methods:
-        cols = []
-        for a in alphas:
-            k = _last_true(rules[m](n_err_b, n_cal_b, a) & has_cal)
-            ok = k >= 0
-            kk = np.maximum(k, 0)
-            cols.append(
-                _result(
-                    np.where(ok, _rowpick(test_acc_b, kk), 0),
-                    np.where(ok, _rowpick(test_err_b, kk), 0),
-                    np.where(ok, values_b[kk], -np.inf),
-                    n_test,
+class _ThresholdMethods:
+    """SCOPE and naive on the uncertainty score, one block of splits at a time.
+
+    Items are sorted once by score. For one split, let ``j`` run over its calibration items in
+    that order: ``j + 1`` items are accepted at the ``j``-th one's score, and the number of
+    errors among them is a running count. A threshold is a candidate only at the last
+    calibration item of a tie block (all tied items enter together), and the rule
+    ``e <= table[j + 1]`` is one integer comparison per item; the largest feasible candidate
+    wins.
+    """
+
+    def __init__(self, score, errors, alphas, methods, n_cal):
+        self.order = np.argsort(score, kind="stable")
+        self.v = score[self.order]
+        self.err = errors[self.order]
+        block_end = np.r_[self.v[1:] != self.v[:-1], True]
+        self.ties = not block_end.all()
+        ends = np.flatnonzero(block_end) + 1  # positions in the padded cumsum
+        self.end = ends[np.cumsum(np.r_[0, block_end[:-1]])]  # padded end of each item's block
+        self.cum_err = np.r_[0, np.cumsum(self.err)]
+        self.dtype = _count_dtype(n_cal)
+        self.tables = {
+            (m, ia): _max_feasible_errors(m, n_cal, a)[1:].astype(self.dtype)
+            for m in methods
+            for ia, a in enumerate(alphas)
+        }
+
+    def block(self, cal, n_cal):
+        b = cal.shape[0]
+        # sorted positions of each split's calibration items, in order (exactly n_cal per row)
+        pos = np.flatnonzero(cal[:, self.order]).reshape(b, n_cal)
+        pos -= np.arange(0, b * self.v.size, self.v.size)[:, None]
+        cum_e = np.cumsum(self.err[pos], axis=1, dtype=self.dtype)
+        last = None
+        if self.ties:  # the next calibration item lies beyond this one's tie block
+            last = np.ones((b, n_cal), dtype=bool)
+            last[:, :-1] = self.end[pos[:, :-1]] <= pos[:, 1:]
+        rows = np.arange(b)
+        out = {}
+        for key, table in self.tables.items():
+            feasible = cum_e <= table
+            if last is not None:
+                feasible &= last
+            j = _last_true(feasible)
+            ok = j >= 0
+            jj = np.maximum(j, 0)
+            p = pos[rows, jj]
+            end = self.end[p]
+            out[key] = (
+                np.where(ok, end - (jj + 1), 0),
+                np.where(ok, self.cum_err[end] - cum_e[rows, jj], 0),
+                np.where(ok, self.v[p], -np.inf),
+            )
+        return out
+
+
+def _group_counts(cal: np.ndarray, order: np.ndarray, starts: np.ndarray, dtype) -> np.ndarray:
+    """Calibration items per group, per split: ``(b, n_groups)``.
+
+    ``order`` sorts the items by group and ``starts`` marks where each group begins.
+    """
+    return np.add.reduceat(cal[:, order], starts, axis=1, dtype=dtype)
+
+
+def _groups(key: np.ndarray):
+    """Stable sort order of integer ``key``, the start of each run and the run's key."""
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    starts = np.flatnonzero(np.r_[True, ks[1:] != ks[:-1]])
+    return order, starts, ks[starts]
+
+
+class _FixedSetMethods:
+    """Vanilla and the heuristic: the accepted set does not depend on the split.
+
+    Per split, the test counts are totals minus calibration counts; the calibration counts
+    come from one pass over groups of items that share (error, heuristic acceptance at each
+    alpha).
+    """
+
+    def __init__(self, errors, conf, alphas, heuristic):
+        cols = [errors] + ([conf >= 1.0 - a for a in alphas] if heuristic else [])
+        bits = np.stack(cols, axis=1).astype(np.int64)
+        key = bits @ (1 << np.arange(bits.shape[1]))
+        self.order, self.starts, gkey = _groups(key)
+        g_bits = (gkey[:, None] >> np.arange(bits.shape[1])) & 1  # (groups, columns)
+        err_g = g_bits[:, 0].astype(bool)
+        # per alpha: groups accepted, groups accepted with an error
+        self.acc = [g_bits[:, 1 + i].astype(bool) for i in range(len(alphas) if heuristic else 0)]
+        self.err_g = err_g
+        self.size = np.diff(np.r_[self.starts, key.size])
+
+    def block(self, cal):
+        c = _group_counts(cal, self.order, self.starts, np.int64)
+        test = self.size[None, :] - c
+        vanilla_err = test[:, self.err_g].sum(axis=1)
+        heur = [
+            (test[:, acc].sum(axis=1), test[:, acc & self.err_g].sum(axis=1)) for acc in self.acc
+        ]
+        return vanilla_err, heur
+
+
+class _ToE:
+    """Trust-or-Escalate for all alphas and grid points, one block of splits at a time.
+
+    The accepted set only changes at grid points where some item's confidence cell begins, so
+    the grid is cut into runs of points that accept the same items (at most ``n_grid``, at most
+    one more than the number of distinct cells). Calibration items and errors are counted per
+    run (one pass over the items per split), then accumulated down the runs:
+    ``(block, n_runs)`` arrays only. The first point of a run stands for the run: it is where
+    fixed-sequence testing lands when it stops inside the run.
+    """
+
+    def __init__(self, conf, errors, alphas, n_cal, delta, n_grid, min_accepted):
+        self.grid = toe_grid(n_grid)
+        g = np.searchsorted(self.grid, conf, side="right")  # accepted at grid index j iff j < g
+        self.run_start = np.unique(np.r_[0, g[(g > 0) & (g < self.grid.size)]])
+        g = np.searchsorted(self.run_start, g, side="left")  # accepted in run i iff i < g
+        self.order, self.starts, gkey = _groups(2 * g + errors)
+        self.cell, self.cell_err = gkey // 2, (gkey % 2).astype(bool)
+        g_sorted = np.sort(g)
+        # number of items with g <= i, i.e. NOT accepted in run i
+        self.pos = np.searchsorted(g_sorted, np.arange(self.run_start.size), side="right")
+        cum_err = np.r_[0, np.cumsum(errors[np.argsort(g, kind="stable")])]
+        self.test_all = (g.size - self.pos, cum_err[-1] - cum_err[self.pos])
+        self.kmax = [_toe_max_errors(int(n_cal), float(a), float(delta)) for a in alphas]
+        self.min_accepted = min_accepted
+        self.dtype = _count_dtype(n_cal)
+
+    def block(self, cal, n_cal):
+        b, n_cells = cal.shape[0], self.run_start.size + 1
+        c = _group_counts(cal, self.order, self.starts, self.dtype)
+        per_cell = np.zeros((b, n_cells), dtype=self.dtype)
+        per_cell_err = np.zeros((b, n_cells), dtype=self.dtype)
+        per_cell_err[:, self.cell[self.cell_err]] = c[:, self.cell_err]
+        per_cell[:, self.cell[~self.cell_err]] = c[:, ~self.cell_err]
+        per_cell += per_cell_err
+        cum = np.cumsum(per_cell, axis=1, dtype=self.dtype)
+        cum_err = np.cumsum(per_cell_err, axis=1, dtype=self.dtype)
+        n_acc = n_cal - cum[:, :-1]
+        n_err = cum_err[:, -1:] - cum_err[:, :-1]
+        kept = n_acc >= self.min_accepted  # a prefix of the runs: n_acc is non-increasing
+        j_top = kept.sum(axis=1) - 1
+        rows = np.arange(b)
+        out = []
+        for kmax in self.kmax:
+            j_fail = _last_true(kept & (n_err > kmax[n_acc]))
+            ok = (j_top >= 0) & (j_fail < j_top)
+            jj = np.where(ok, j_fail + 1, 0)
+            out.append(
+                (
+                    np.where(ok, self.test_all[0][jj] - n_acc[rows, jj], 0),
+                    np.where(ok, self.test_all[1][jj] - n_err[rows, jj], 0),
+                    np.where(ok, self.grid[self.run_start[jj]], np.inf),
                 )
             )
-        out[m] = cols
-    return out
+        return out
 
 
-def _vec_toe(conf, errors, cal, alphas, n_test, delta, n_grid, min_accepted):
-    """Trust-or-Escalate for all splits, alphas and grid points at once."""
-    grid = toe_grid(n_grid)
-    g = np.searchsorted(grid, conf, side="right")  # accepted at grid index j iff j < g
-    _, cum_cal, cum_cal_err, cum_err = _sorted_cumcounts(g, errors, cal)
-    g_sorted = np.sort(g, kind="stable")
-    # number of items with g <= j, i.e. NOT accepted at threshold j
-    pos = np.searchsorted(g_sorted, np.arange(grid.size), side="right")
-    n_cal = cum_cal[:, -1:]
-    n_acc = n_cal - cum_cal[:, pos]
-    n_err = cum_cal_err[:, -1:] - cum_cal_err[:, pos]
-    test_acc = (g.size - pos)[None, :] - n_acc
-    test_err = (cum_err[-1] - cum_err[pos])[None, :] - n_err
-    kept = n_acc >= min_accepted  # a prefix of the grid: n_acc is non-increasing in j
-    j_top = kept.sum(axis=1) - 1
-    cols = []
-    for a in alphas:
-        kmax = _toe_max_errors(int(cal.shape[1]), float(a), float(delta))
-        fail = kept & (n_err > kmax[n_acc])
-        j_fail = _last_true(fail)
-        ok = (j_top >= 0) & (j_fail < j_top)
-        jj = np.where(ok, j_fail + 1, 0)
-        cols.append(
-            _result(
-                np.where(ok, _rowpick(test_acc, jj), 0),
-                np.where(ok, _rowpick(test_err, jj), 0),
-                np.where(ok, grid[jj], np.inf),
-                n_test,
-            )
-        )
-    return cols
+def _block_size(n: int, n_splits: int, toe_cells: int, memory_budget_mb: float) -> int:
+    """Splits per block so that the block's working arrays stay within the budget.
+
+    Per split and item: 8 bytes of keys, about 12 more of masks, positions and counts; per
+    split and Trust-or-Escalate run of grid points (at most ``n_grid + 1``), about 80 bytes.
+    """
+    per_split = 24 * n + 80 * toe_cells
+    return int(np.clip(memory_budget_mb * 2**20 // per_split, 1, n_splits))
+
+
+def _put(arr: np.ndarray, sl: slice, cols) -> None:
+    """Write a block's (accepted, errors, threshold) columns into the split range ``sl``."""
+    for i, c in enumerate(cols):
+        arr[i, sl] = c
+
+
+def _vectorised_protocol(
+    inputs,
+    errors,
+    alphas,
+    methods,
+    n_splits,
+    cal_frac,
+    seed,
+    delta,
+    n_grid,
+    min_accepted,
+    memory_budget_mb,
+    progress,
+):
+    n = errors.size
+    n_cal = _check_split_args(n, n_splits, cal_frac)
+    n_test = n - n_cal
+    thr_methods = [m for m in methods if m in ("scope", "naive")]
+    thr = (
+        _ThresholdMethods(inputs["uncertainty"], errors, alphas, thr_methods, n_cal)
+        if thr_methods
+        else None
+    )
+    fixed = None
+    if "vanilla" in methods or "heuristic" in methods:
+        fixed = _FixedSetMethods(errors, inputs.get("confidence"), alphas, "heuristic" in methods)
+    toe = None
+    if "toe" in methods:
+        toe = _ToE(inputs["confidence"], errors, alphas, n_cal, delta, n_grid, min_accepted)
+    block = _block_size(n, n_splits, n_grid + 1 if toe else 0, memory_budget_mb)
+    acc = {m: [np.zeros((3, n_splits)) for _ in alphas] for m in methods}
+    blocks = _mask_blocks(n, n_splits, cal_frac, seed, block)
+    n_blocks = -(-n_splits // block)
+    for s0, cal in tqdm(blocks, total=n_blocks, desc="split blocks", disable=not progress, delay=2):
+        sl = slice(s0, s0 + cal.shape[0])
+        if thr is not None:
+            for (m, ia), cols in thr.block(cal, n_cal).items():
+                _put(acc[m][ia], sl, cols)
+        if fixed is not None:
+            vanilla_err, heur = fixed.block(cal)
+            if "vanilla" in methods:
+                for arr in acc["vanilla"]:
+                    _put(arr, sl, (n_test, vanilla_err, -np.inf))
+            for ia, (h_acc, h_err) in enumerate(heur):
+                _put(acc["heuristic"][ia], sl, (h_acc, h_err, 1.0 - alphas[ia]))
+        if toe is not None:
+            for ia, cols in enumerate(toe.block(cal, n_cal)):
+                _put(acc["toe"][ia], sl, cols)
+    return {m: [_result(*arr, n_test) for arr in cols] for m, cols in acc.items()}
 
 
 def toe_threshold_loop(confidence, errors, alpha, delta=0.1, n_grid=5000, min_accepted=30):
@@ -261,6 +487,7 @@ def split_protocol(
     n_grid: int = 5000,
     min_accepted: int = 30,
     loop: bool = False,
+    memory_budget_mb: float = 256.0,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Coverage and FDP of every selector over repeated random calibration / test splits.
@@ -290,8 +517,12 @@ def split_protocol(
         Trust-or-Escalate's settings (0.1, 5000, 30).
     loop : bool, default False
         Run the plain per-split reference loop instead of the vectorised code (same output).
+    memory_budget_mb : float, default 256
+        Upper bound for the vectorised code's working arrays: the splits are processed in
+        blocks of as many splits as fit (at least one). Any budget gives the same table.
     progress : bool, default False
-        Show a progress bar (loop mode only).
+        Show a progress bar over splits (loop) or blocks of splits (vectorised), once a run
+        has lasted more than two seconds.
 
     Returns
     -------
@@ -327,49 +558,36 @@ def split_protocol(
         if _NEEDS[m] is not None and _NEEDS[m] not in inputs:
             raise ValueError(f"method {m!r} needs {_NEEDS[m]}=...; it was not given")
     alphas = tuple(_check_alpha(a) for a in alphas)
-    cal = split_masks(n, n_splits, cal_frac, seed)
-    n_test = n - int(cal[0].sum())
-
     if loop:
+        cal = split_masks(n, n_splits, cal_frac, seed)
         res = _loop_protocol(
-            inputs, errors, cal, alphas, methods, n_test, delta, n_grid, min_accepted, progress
+            inputs,
+            errors,
+            cal,
+            alphas,
+            methods,
+            n - int(cal[0].sum()),
+            delta,
+            n_grid,
+            min_accepted,
+            progress,
         )
     else:
-        res = {}
-        thr_methods = [m for m in methods if m in ("scope", "naive")]
-        if thr_methods:
-            res.update(
-                _vec_threshold_methods(
-                    inputs["uncertainty"], errors, cal, alphas, thr_methods, n_test
-                )
-            )
-        if "toe" in methods:
-            res["toe"] = _vec_toe(
-                inputs["confidence"], errors, cal, alphas, n_test, delta, n_grid, min_accepted
-            )
-        test = (~cal).astype(np.float64)
-        if "vanilla" in methods:
-            n_err = np.rint(test @ errors.astype(np.float64))
-            res["vanilla"] = [
-                _result(
-                    np.full(cal.shape[0], n_test), n_err, np.full(cal.shape[0], -np.inf), n_test
-                )
-                for _ in alphas
-            ]
-        if "heuristic" in methods:
-            cols = []
-            for a in alphas:
-                acc = inputs["confidence"] >= 1.0 - a
-                cols.append(
-                    _result(
-                        np.rint(test @ acc.astype(np.float64)),
-                        np.rint(test @ (acc & errors).astype(np.float64)),
-                        np.full(cal.shape[0], 1.0 - a),
-                        n_test,
-                    )
-                )
-            res["heuristic"] = cols
-    return _assemble(res, methods, alphas, cal.shape[0])
+        res = _vectorised_protocol(
+            inputs,
+            errors,
+            alphas,
+            methods,
+            int(n_splits),
+            cal_frac,
+            seed,
+            delta,
+            n_grid,
+            min_accepted,
+            memory_budget_mb,
+            progress,
+        )
+    return _assemble(res, methods, alphas, int(n_splits))
 
 
 def _assemble(res, methods, alphas, n_splits) -> pd.DataFrame:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import beta, binom
+from scipy.stats import beta, binom, norm
 
 from judgerisk.selective.metrics import _as_bool, _as_float
 
@@ -159,14 +159,29 @@ def toe_certified(n_err, n_acc, alpha: float, delta: float):
 
 @lru_cache(maxsize=64)
 def _toe_max_errors(n_max: int, alpha: float, delta: float) -> np.ndarray:
-    """For n = 0..n_max, the largest error count that is still certified (-1 if none)."""
+    """For n = 0..n_max, the largest error count that is still certified (-1 if none).
+
+    Starts from the normal approximation of the binomial ``delta``-quantile and walks each
+    entry down to a certified count, then up while the next count is certified, so every entry
+    is decided by :func:`toe_certified` itself (two ``binom.cdf`` passes instead of a
+    ``binom.ppf``, which is much slower for large ``n_max``).
+    """
     n = np.arange(n_max + 1)
-    k0 = binom.ppf(delta, n, alpha)  # smallest k with cdf(k) >= delta
-    k0 = np.where(np.isnan(k0), 0, k0).astype(np.int64)
-    kmax = k0 - 1 + toe_certified(k0, n, alpha, delta).astype(np.int64)
-    # guard against the quantile and the cdf disagreeing by one at a boundary
-    kmax -= (kmax >= 0) & ~toe_certified(kmax, n, alpha, delta)
-    kmax += toe_certified(kmax + 1, n, alpha, delta) & (kmax + 1 <= n)
+    sd = np.sqrt(n * alpha * (1.0 - alpha))
+    guess = np.floor(n * alpha + norm.ppf(delta) * sd)
+    kmax = np.clip(guess, -1, n).astype(np.int64)
+    todo = np.flatnonzero(kmax >= 0)
+    while todo.size:  # down to a certified count
+        down = ~toe_certified(kmax[todo], n[todo], alpha, delta)
+        todo = todo[down]
+        kmax[todo] -= 1
+        todo = todo[kmax[todo] >= 0]
+    todo = np.flatnonzero(kmax < n)
+    while todo.size:  # up while the next count is certified
+        up = toe_certified(kmax[todo] + 1, n[todo], alpha, delta)
+        todo = todo[up]
+        kmax[todo] += 1
+        todo = todo[kmax[todo] < n[todo]]
     kmax.setflags(write=False)
     return kmax
 
