@@ -52,8 +52,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
+from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import ORIGINAL, PanelError, gold_labels, to_wide, validate_panel
@@ -146,7 +146,7 @@ def score_panel(
     max_seeds = max(4 * n_seeds, 20) if max_seeds is None else max(max_seeds, n_seeds)
     tables = []
     scored = pd.Series(0, index=items)
-    bar = tqdm(total=n_seeds, disable=not progress, desc="SCUR seeds")
+    bar = progress_bar(total=n_seeds, enabled=progress, desc="SCUR seeds")
     s = seed
     while s - seed < n_seeds or ((scored == 0).any() and s - seed < max_seeds):
         res = scur_scores(unlabelled, seed=s, **(scur_options or {}))
