@@ -110,7 +110,15 @@ def plot_fdp_spread(table: pd.DataFrame, method: str = "scope") -> plt.Figure:
     for k, a in enumerate(sorted(data["alpha"].unique(), key=float)):
         ax.hlines(float(a), k - 0.45, k + 0.45, color="black", linestyle="--", linewidth=1)
     ax.set(xlabel="α", ylabel="test FDP per split", title="FDP over calibration / test splits")
-    sns.move_legend(ax, "outside lower center", ncols=len(hues), title=None, frameon=False)
+    handles, names = ax.get_legend_handles_labels()
+    ax.get_legend().remove()
+    fig.legend(
+        handles[: len(hues)],
+        names[: len(hues)],
+        loc="outside lower center",
+        ncols=len(hues),
+        frameon=False,
+    )
     return fig
 
 

@@ -33,7 +33,7 @@ def reliability_diagrams(signals: dict, correct, n_bins: int = 10, title: str | 
     fig, grid = style.subplots(nrows, ncols, height=3.1 * nrows + 0.4, squeeze=False, sharey=True)
     for ax in grid.ravel()[len(names) :]:
         ax.set_axis_off()
-    axes = grid.ravel()
+    axes = grid.ravel()[: len(names)]
     for ax, name in zip(axes, names, strict=True):
         conf = getattr(signals[name], "confidence", signals[name])
         corr = correct[name] if isinstance(correct, dict) else correct

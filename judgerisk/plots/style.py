@@ -67,7 +67,7 @@ STYLES: dict[str, MethodStyle] = {
     "glad": MethodStyle("GLAD", "#8172b2"),
     "care": MethodStyle("CARE", "#dd8452"),
     # one judge: confidence scores
-    "bpe": MethodStyle("BPE", "#c44e52"),
+    "bpe": MethodStyle("BPE", "#dd8452"),  # not red: it is drawn next to SCUR in chapter 11
     "predictive_probability": MethodStyle("Single-pass probability", "#4c72b0"),
     "swap_and_aggregate": MethodStyle("Swap and aggregate", "#55a868"),
     "verbalized_confidence": MethodStyle("Verbalized confidence", "#8172b2"),
