@@ -284,7 +284,7 @@ def test_converted_chapter_parameters_are_documented(stem):
 
 # --- global source checks --------------------------------------------------------------
 
-SOURCES = NOTEBOOKS + sorted((ROOT / "book").glob("*.md"))
+SOURCES = NOTEBOOKS + sorted((ROOT / "book").glob("[!_]*.md"))  # _*.md: not in the book
 
 
 def _math_in_list_items(text: str) -> list[int]:
