@@ -36,6 +36,11 @@ CHROMIUM_FLAGS = [
 # Evaluated in the page once it has settled: what MathJax left and what the images did.
 PAGE_PROBE = """
 (() => {
+  if (document.readyState !== 'complete' || !document.body) {
+    return JSON.stringify({title: '', n_math: 0, n_typeset: 0, raw_math: ['(loading)'],
+                           raw_tex: [], images: [], too_wide: [], column_width: 0,
+                           mathjax_loaded: false});
+  }
   const math = [...document.querySelectorAll('.math')];
   const raw = math.filter(el => !el.querySelector('mjx-container'))
                   .map(el => el.textContent.slice(0, 80));
@@ -162,7 +167,7 @@ def inspect_pages(paths: list[Path], settle_s: float = 20.0, screenshots=None) -
     exe = chromium_path()
     if exe is None:
         raise FileNotFoundError("chromium is not installed (make test installs it)")
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         proc = subprocess.Popen(
             [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
