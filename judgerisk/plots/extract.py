@@ -39,7 +39,10 @@ def plot_condition_logits(panel: pd.DataFrame, ax=None):
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(x, conds, rotation=20)
     ax.set_ylabel("canonical log-odds m")
-    ax.legend(title="judge", frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    n = wide.index.get_level_values("judge").nunique()
+    ax.legend(
+        title="judge", frameon=False, ncols=min(n, 4), loc="lower center", bbox_to_anchor=(0.5, 1.0)
+    )
     return ax
 
 
