@@ -52,8 +52,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
+from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import ORIGINAL, PanelError, gold_labels, to_wide, validate_panel
@@ -72,6 +72,7 @@ __all__ = [
     "judge_bpe",
     "certify_panel",
     "summarize_certified",
+    "certify_panels",
 ]
 
 #: SCUR columns averaged over the seeds in :func:`score_panel`.
@@ -146,7 +147,7 @@ def score_panel(
     max_seeds = max(4 * n_seeds, 20) if max_seeds is None else max(max_seeds, n_seeds)
     tables = []
     scored = pd.Series(0, index=items)
-    bar = tqdm(total=n_seeds, disable=not progress, desc="SCUR seeds")
+    bar = progress_bar(total=n_seeds, enabled=progress, desc="SCUR seeds")
     s = seed
     while s - seed < n_seeds or ((scored == 0).any() and s - seed < max_seeds):
         res = scur_scores(unlabelled, seed=s, **(scur_options or {}))
@@ -518,3 +519,35 @@ def summarize_certified(table: pd.DataFrame) -> pd.DataFrame:
     valid = out["risk_mean"] <= out["alpha"] + 2 * out["risk_se"]
     out["valid"] = valid.astype("boolean").where(out["method"].eq("scope"), pd.NA)
     return out.set_index(["score", "method", "alpha"])
+
+
+def certify_panels(
+    panels: dict[str, pd.DataFrame], verdicts: Sequence[str] = ("majority",), **kwargs
+) -> tuple[dict[tuple[str, str], pd.DataFrame], pd.DataFrame]:
+    """:func:`certify_panel` for several panels and aggregators, with one summary table.
+
+    Parameters
+    ----------
+    panels : dict of str -> pandas.DataFrame
+        Named panels with ``gold`` (e.g. ``{"LLMBar": ..., "JudgeBench": ...}``).
+    verdicts : sequence of str, default ("majority",)
+        Aggregators whose verdicts are certified, each in turn.
+    **kwargs
+        Passed to :func:`certify_panel` (``n_splits``, ``split_seed``, ``n_seeds``, ...).
+
+    Returns
+    -------
+    (dict, pandas.DataFrame)
+        The per-split tables by ``(panel name, verdict)``, and their
+        :func:`summarize_certified` summaries stacked with the index levels ``dataset`` and
+        ``verdict`` in front.
+    """
+    tables = {
+        (name, verdict): certify_panel(panel, verdict=verdict, **kwargs)
+        for name, panel in panels.items()
+        for verdict in verdicts
+    }
+    summary = pd.concat(
+        {key: summarize_certified(t) for key, t in tables.items()}, names=["dataset", "verdict"]
+    )
+    return tables, summary

@@ -1,4 +1,4 @@
-"""The ``judgerisk`` command line: simulate, extract, score, select, report.
+"""The ``judgerisk`` command line: simulate, extract, score, select, report, run.
 
 Exit codes
 ----------
@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from judgerisk import rerun
 from judgerisk.panel import CONDITIONS, PanelError, read_table, write_table
 from judgerisk.risk.lmm import DEFAULT_ACCELERATE
 
@@ -37,6 +38,7 @@ examples:
   judgerisk score panel.csv -o scores.csv --n-seeds 5
   judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 -o decisions.csv
   judgerisk report panel.csv -o report.html
+  judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb
   judgerisk extract --help
 
 exit codes: 0 ok, 1 runtime error, 2 usage error or bad input (e.g. a panel that breaks the
@@ -322,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--timeout", type=_positive_int, default=600, help="seconds per cell")
     p.set_defaults(func=_run_report)
+    rerun.add_subcommand(sub)
     return parser
 
 

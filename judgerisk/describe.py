@@ -12,7 +12,15 @@ from judgerisk.aggregators.aggregate import majority_vote
 from judgerisk.panel import FAMILIES, ORIGINAL, gold_labels, to_wide, verdicts
 from judgerisk.risk.metrics import consensus_share, high_consensus
 
-__all__ = ["judge_accuracy", "consensus", "flip_rates", "panel_overview"]
+__all__ = [
+    "MECHANISMS",
+    "consensus",
+    "error_mechanisms",
+    "flip_rates",
+    "judge_accuracy",
+    "judge_parameters",
+    "panel_overview",
+]
 
 
 def judge_accuracy(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.Series:
@@ -96,3 +104,46 @@ def panel_overview(panel: pd.DataFrame) -> pd.Series:
         out["high-consensus errors"] = int((wrong & cons["high_consensus"]).sum())
         out["error rate at high consensus"] = float(wrong[cons["high_consensus"]].mean())
     return pd.Series(out, name="value")
+
+
+#: The simulator's item mechanisms (columns of ``SimulationTruth.items``).
+MECHANISMS = ("ambiguous", "consensus_wrong", "order_sensitive", "rubric_sensitive")
+
+
+def error_mechanisms(panel: pd.DataFrame, truth) -> pd.DataFrame:
+    """Which planted mechanism lies behind the majority vote's errors (simulated panels only).
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A simulated panel (:func:`judgerisk.simulate.simulate_panel` ``.data``).
+    truth : judgerisk.simulate.SimulationTruth
+        Its ground truth (``items`` with ``gold`` and the mechanism flags).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mechanism: ``share of items`` carrying it, the ``majority error rate`` on
+        those items, and its ``share of high-consensus errors`` (among items whose majority
+        verdict is wrong although at least 80 % of the judges agree). A mechanism far more
+        common among high-consensus errors than among items drives the errors a majority
+        vote cannot see.
+    """
+    cons = consensus(panel)
+    items = truth.items.reindex(cons.index)
+    wrong = cons["majority"].ne(items["gold"])
+    flags = items[list(MECHANISMS)].astype(bool)
+    hidden = wrong & cons["high_consensus"]
+    return pd.DataFrame(
+        {
+            "share of items": flags.mean(),
+            "majority error rate": flags.apply(lambda f: wrong[f].mean()),
+            "share of high-consensus errors": flags[hidden].mean(),
+        }
+    ).rename_axis("mechanism")
+
+
+def judge_parameters(panel: pd.DataFrame, truth) -> pd.DataFrame:
+    """Each judge's accuracy next to its simulated discrimination ``a`` and noise ``sigma``."""
+    acc = judge_accuracy(panel).to_frame()
+    return acc.join(truth.a.rename("a")).join(truth.sigma.rename("sigma")).rename_axis("judge")

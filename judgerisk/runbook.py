@@ -14,6 +14,7 @@ executes the given notebooks (all of ``notebooks/*.md`` by default) into
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,7 @@ __all__ = [
     "execute",
     "stage_book",
     "build_book",
+    "read_timings",
     "main",
 ]
 
@@ -106,7 +108,28 @@ def execute(
         report_mode=False,
     )
     _collapse_injected_parameters(out)
-    return out, time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    _record_timing(out_dir, md_path.stem, seconds, profile)
+    return out, seconds
+
+
+TIMINGS = "_timings.json"
+
+
+def _record_timing(out_dir: Path, stem: str, seconds: float, profile: str) -> None:
+    """Keep each chapter's last run time next to the executed copies (for the book's table)."""
+    path = Path(out_dir) / TIMINGS
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data[stem] = {"seconds": round(seconds, 1), "profile": profile}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+    tmp.replace(path)
+
+
+def read_timings(executed_dir: Path) -> dict:
+    """``{chapter stem: {"seconds": float, "profile": str}}`` of the runs in ``executed_dir``."""
+    path = Path(executed_dir) / TIMINGS
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def _collapse_injected_parameters(ipynb: Path) -> None:
@@ -139,6 +162,10 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path = REPO_ROOT) -> P
         raise FileNotFoundError(f"notebooks not executed yet (run them first): {missing}")
     for stem in sources:
         shutil.copy2(executed_dir / f"{stem}.ipynb", stage_dir / "notebooks" / f"{stem}.ipynb")
+    from judgerisk.rerun import parameters_markdown
+
+    page = parameters_markdown(notebook_paths(root), read_timings(executed_dir))
+    (stage_dir / "book" / "_chapter_parameters.md").write_text(page)
     return stage_dir
 
 

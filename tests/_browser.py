@@ -1,13 +1,16 @@
 """Open a page in headless Chromium and inspect its live DOM over the DevTools protocol.
 
-Used by the book test to check, in a real browser, that MathJax typeset every formula and
-that every figure loaded. Talks to Chromium with tornado's websocket client (tornado
+Used by the book test to check, in a real browser, that MathJax typeset every formula, that
+every figure loaded and sits in a numbered, captioned figure, that no display equation or
+table is wider than the text column, and that no raw TeX is left in the text. It also takes
+full-page screenshots for a person to look at (:func:`screenshot_pages`). Talks to Chromium with tornado's websocket client (tornado
 ships with Jupyter), so no extra dependency is needed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import shutil
 import subprocess
@@ -26,21 +29,58 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--allow-file-access-from-files",
     "--remote-debugging-port=0",
+    "--window-size=1280,900",
+    "--hide-scrollbars",
 ]
 
 # Evaluated in the page once it has settled: what MathJax left and what the images did.
 PAGE_PROBE = """
 (() => {
+  if (document.readyState !== 'complete' || !document.body) {
+    return JSON.stringify({title: '', n_math: 0, n_typeset: 0, raw_math: ['(loading)'],
+                           raw_tex: [], images: [], too_wide: [], column_width: 0,
+                           mathjax_loaded: false});
+  }
   const math = [...document.querySelectorAll('.math')];
   const raw = math.filter(el => !el.querySelector('mjx-container'))
                   .map(el => el.textContent.slice(0, 80));
-  const imgs = [...document.images].map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0}));
+  const article = document.querySelector('main article') || document.querySelector('main')
+                  || document.body;
+  const imgs = [...article.querySelectorAll('img')].map(i => {
+    const fig = i.closest('figure');
+    const cap = fig ? fig.querySelector('figcaption') : null;
+    return {src: i.src.split('/').pop(), ok: i.complete && i.naturalWidth > 0,
+            alt: i.getAttribute('alt') || '',
+            numbered: !!(cap && cap.querySelector('.caption-number')),
+            caption: cap ? cap.textContent.trim().slice(0, 80) : '',
+            width: i.getBoundingClientRect().width, natural: i.naturalWidth};
+  });
+  const col = article.getBoundingClientRect();
+  const wide = [...article.querySelectorAll('mjx-container[display="true"], table')]
+    .filter(el => el.getBoundingClientRect().width > 0)
+    .filter(el => el.scrollWidth > el.clientWidth + 1
+                  || el.getBoundingClientRect().right > col.right + 1)
+    .map(el => ({tag: el.tagName.toLowerCase(), scroll: el.scrollWidth, client: el.clientWidth,
+                 text: el.textContent.trim().slice(0, 60)}));
+  // Raw TeX left in the text (outside code, math and scripts).
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {
+    acceptNode: n => n.parentElement.closest('pre, code, mjx-container, script, style, .math')
+      ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  const tex = /\\$[^$\\s][^$]*\\$|\\\\(frac|begin|end|sum|prod|mathcal|mathbf|hat|bar|alpha|sigma|lambda|le|ge)\\b/;
+  const rawTex = [];
+  while (walker.nextNode()) {
+    const t = walker.currentNode.textContent;
+    if (tex.test(t)) rawTex.push(t.trim().slice(0, 80));
+  }
   return JSON.stringify({
     title: document.title,
     n_math: math.length,
     n_typeset: document.querySelectorAll('mjx-container').length,
     raw_math: raw,
+    raw_tex: rawTex,
     images: imgs,
+    too_wide: wide,
+    column_width: col.width,
     mathjax_loaded: typeof window.MathJax !== 'undefined' && !!window.MathJax.startup,
   });
 })()
@@ -51,7 +91,7 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-async def _probe(ws_url: str, urls: list[str], settle_s: float) -> list[dict]:
+async def _probe(ws_url: str, urls: list[str], settle_s: float, shots=None) -> list[dict]:
     from tornado.websocket import websocket_connect
 
     conn = await websocket_connect(ws_url, max_message_size=64 * 2**20)
@@ -86,22 +126,48 @@ async def _probe(ws_url: str, urls: list[str], settle_s: float) -> list[dict]:
             value = await call(
                 "Runtime.evaluate", {"expression": PAGE_PROBE, "returnByValue": True}, session
             )
+            if "value" not in value["result"]:
+                raise RuntimeError(f"page probe failed on {url}: {value}")
             probe = json.loads(value["result"]["value"])
             settled = not probe["raw_math"] and all(i["ok"] for i in probe["images"])
             if settled and probe["title"]:
                 break
         probe["url"] = url
+        if shots is not None:
+            metrics = await call("Page.getLayoutMetrics", {}, session)
+            size = metrics.get("cssContentSize") or metrics["contentSize"]
+            shot = await call(
+                "Page.captureScreenshot",
+                {
+                    "format": "png",
+                    "captureBeyondViewport": True,
+                    "clip": {
+                        "x": 0,
+                        "y": 0,
+                        "width": 1280,
+                        "height": min(size["height"], 16000),
+                        "scale": 1,
+                    },
+                },
+                session,
+            )
+            out = Path(shots) / (Path(url).stem + ".png")
+            out.write_bytes(base64.b64decode(shot["data"]))
+            probe["screenshot"] = str(out)
         results.append(probe)
     conn.close()
     return results
 
 
-def inspect_pages(paths: list[Path], settle_s: float = 20.0) -> list[dict]:
-    """Load each HTML file in headless Chromium and return what :data:`PAGE_PROBE` saw."""
+def inspect_pages(paths: list[Path], settle_s: float = 20.0, screenshots=None) -> list[dict]:
+    """Load each HTML file in headless Chromium and return what :data:`PAGE_PROBE` saw.
+
+    With ``screenshots`` (a folder), also save a full-page PNG of each page there.
+    """
     exe = chromium_path()
     if exe is None:
         raise FileNotFoundError("chromium is not installed (make test installs it)")
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         proc = subprocess.Popen(
             [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
@@ -117,7 +183,7 @@ def inspect_pages(paths: list[Path], settle_s: float = 20.0) -> list[dict]:
             port, browser_path = port_file.read_text().splitlines()[:2]
             ws_url = f"ws://127.0.0.1:{port}{browser_path}"
             urls = [Path(p).resolve().as_uri() for p in paths]
-            return asyncio.run(_probe(ws_url, urls, settle_s))
+            return asyncio.run(_probe(ws_url, urls, settle_s, screenshots))
         finally:
             proc.terminate()
             try:

@@ -3,20 +3,81 @@
 The notebooks are executed once per session (module fixture) with papermill into a
 temporary folder; the Jupyter Book is then built from those executed copies with warnings
 as errors, and headless Chromium opens the pages to check that MathJax typeset every
-formula and that every figure loaded.
+formula, that every figure loaded, and that nothing is wider than the text column.
+
+Two kinds of checks keep the book readable (see ``book/_authoring.md``):
+
+* **global checks**, on every page: no stderr output, no absolute path, no developer note,
+  no raw TeX, no display equation or table wider than the column, no ``$$`` inside a list
+  item, every ``{cite}`` key in the bibliography;
+* **structure checks**, on the chapters listed in :data:`CONVERTED`: learning objectives at
+  the top, key takeaways and 2–3 exercises with folded solutions at the end (one of them a
+  ``judgerisk run`` rerun), short code cells, documented parameters, and every figure
+  numbered, captioned, with alt text and its code folded.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from judgerisk import runbook
+from judgerisk import rerun, runbook
 
 NOTEBOOKS = runbook.notebook_paths()
+ROOT = runbook.REPO_ROOT
+
+#: Chapters converted to the learner's structure. The next phase adds the others.
+CONVERTED = ["01_simulated_panels", "11_certified_panel_decisions"]
+
+#: Global checks that a chapter not yet converted still fails: ``{chapter: {check, ...}}``.
+#: A chapter is exempt from the named checks only; converting it means emptying its entry.
+KNOWN_ISSUES: dict[str, set[str]] = {
+    "02_extracting_logprobs": {"too_wide", "developer_note"},
+    "03_latent_measurement_model": {"too_wide", "developer_note"},
+    "04_scur_signals": {"too_wide", "developer_note"},
+    "07_aggregators_retention": {"raw_tex", "too_wide", "math_in_list", "developer_note"},
+    "08_bpe": {"too_wide", "developer_note"},
+    "09_scope_validity": {"developer_note"},
+    "10_real_panels": {"absolute_path", "developer_note"},
+    # generated from the parameters cells: the data_dir comments of 08-10 name a local folder
+    "reproducing": {"developer_note"},
+}
+
+#: Text that only a developer should read (the book cites chapters and papers, not files).
+DEVELOPER_NOTES = re.compile(
+    r"\b(TODO|FIXME|XXX)\b|METHODS(\.md| §)|shared/(data|seeds|spec|notes)"
+    r"|once the subcommand|no text was available offline|except ImportError"
+)
+#: An absolute file path of this machine (a reader's paths differ).
+ABSOLUTE_PATH = re.compile(
+    r"(?<![\w.])(/work/|/home/|/root/|/tmp/|/usr/|/opt/|[A-Z]:\\)|site-packages"
+)
+MAX_CODE_LINES = 15
+MAX_LINE_CHARS = 80  # wider lines are cut in the book's code boxes
+
+
+def _known(stem: str, check: str) -> bool:
+    return check in KNOWN_ISSUES.get(stem, set())
+
+
+def _cells(stem: str):
+    return runbook._read(ROOT / "notebooks" / f"{stem}.md").cells
+
+
+def _text_outputs(cell) -> list[str]:
+    texts = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            texts.append(out.get("text", ""))
+        for mime, value in out.get("data", {}).items():
+            if mime.startswith(("text/", "application/papermill.record/text")):
+                texts.append(value if isinstance(value, str) else "".join(value))
+    return texts
 
 
 @pytest.fixture(scope="module")
@@ -82,6 +143,42 @@ def test_notebook_runs(executed, path):
         if "image/png" in o.get("data", {})
     ]
     assert images, f"{path.name} produced no figure"
+    stderr = [
+        o.get("text", "")[:200]
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream" and o.get("name") == "stderr"
+    ]
+    assert not stderr, f"{path.name}: stderr output in the book: {stderr[:2]}"
+    if not _known(path.stem, "absolute_path"):
+        leaks = [
+            t[:200]
+            for c in nb.cells
+            if "injected-parameters" not in c.metadata.get("tags", [])
+            for t in _text_outputs(c)
+            if ABSOLUTE_PATH.search(t)
+        ]
+        assert not leaks, f"{path.name}: an absolute path in the output: {leaks[:2]}"
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_converted_chapter_figures_are_numbered_captioned_and_folded(executed, stem):
+    out, failures = executed
+    assert stem not in failures, failures.get(stem)
+    nb = nbformat.read(out / f"{stem}.ipynb", as_version=4)
+    for cell in nb.cells:
+        has_image = any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+        if not has_image:
+            continue
+        meta = cell.metadata.get("mystnb", {})
+        figure, image = meta.get("figure", {}), meta.get("image", {})
+        where = f"{stem}: figure cell {cell.source[:60]!r}"
+        assert figure.get("name", "").startswith("fig-"), f"{where} has no figure name"
+        assert len(figure.get("caption", "")) >= 40, f"{where} has no real caption"
+        assert len(image.get("alt", "")) >= 30, f"{where} has no real alt text"
+        assert "hide-input" in cell.metadata.get("tags", []), f"{where} is not folded"
+        n_images = sum("image/png" in o.get("data", {}) for o in cell.outputs)
+        assert n_images == 1, f"{where} shows {n_images} images (one figure per cell)"
 
 
 def test_sources_are_not_modified_by_execution():
@@ -105,19 +202,195 @@ def test_book_builds_with_every_chapter(built_book):
 def test_browser_typesets_math_and_loads_figures(built_book):
     from tests._browser import inspect_pages
 
-    pages = [built_book / "book" / "intro.html"] + [
+    pages = sorted((built_book / "book").glob("*.html")) + [
         built_book / "notebooks" / f"{p.stem}.html" for p in NOTEBOOKS
     ]
     results = inspect_pages(pages)
     report = json.dumps(results, indent=1)[:4000]
     total_math = 0
     for page in results:
-        assert page["mathjax_loaded"], f"MathJax did not load on {page['url']}"
+        stem = Path(page["url"]).stem
+        if page["n_math"]:
+            assert page["mathjax_loaded"], f"MathJax did not load on {page['url']}"
         assert not page["raw_math"], f"raw TeX left on {page['url']}: {page['raw_math'][:3]}"
+        if not _known(stem, "raw_tex"):
+            assert not page["raw_tex"], f"raw TeX in the text of {stem}: {page['raw_tex'][:3]}"
+        if not _known(stem, "too_wide"):
+            assert not page["too_wide"], f"wider than the column on {stem}: {page['too_wide'][:3]}"
         assert page["n_typeset"] >= page["n_math"]
         broken = [i["src"] for i in page["images"] if not i["ok"]]
         assert not broken, f"figures that did not load on {page['url']}: {broken}"
+        if stem in CONVERTED:
+            loose = [i["src"] for i in page["images"] if not (i["numbered"] and i["alt"])]
+            assert not loose, f"{stem}: images outside a numbered, captioned figure: {loose}"
         total_math += page["n_math"]
     assert total_math > 0, report
     chapter_images = sum(len(p["images"]) for p in results[1:])
     assert chapter_images >= len(NOTEBOOKS), report
+
+
+# --- structure of the converted chapters (sources only: fast) ---------------------------
+
+
+def _markdown(stem: str) -> str:
+    return "\n".join(c.source for c in _cells(stem) if c.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_converted_chapter_opens_with_learning_objectives(stem):
+    first = next(c for c in _cells(stem) if c.cell_type == "markdown").source
+    body = first.split("\n", 1)[1].lstrip() if first.startswith("# ") else first
+    assert body.startswith(":::{admonition} Learning objectives"), (
+        f"{stem}: the first thing after the title must be the learning-objectives admonition"
+    )
+    block = body.split(":::", 2)[1]
+    assert block.count("\n- ") >= 3, f"{stem}: give at least three objectives as a list"
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_converted_chapter_ends_with_takeaways_and_exercises(stem):
+    text = _markdown(stem)
+    assert "\n## Key takeaways\n" in text, f"{stem}: no '## Key takeaways' section"
+    takeaways = text.split("\n## Key takeaways\n", 1)[1].split("\n## ", 1)[0]
+    assert takeaways.count("\n- ") >= 3, f"{stem}: key takeaways need at least three bullets"
+    assert "\n## Exercises\n" in text, f"{stem}: no '## Exercises' section"
+    exercises = text.split("\n## Exercises\n", 1)[1]
+    n_ex = len(re.findall(r"\{admonition\} Exercise \d", exercises))
+    solutions = re.findall(
+        r":::\{admonition\} Solution\n:class: dropdown\n(.*?)\n:::", exercises, flags=re.S
+    )
+    assert 2 <= n_ex <= 3, f"{stem}: {n_ex} exercises (want 2–3)"
+    assert len(solutions) == n_ex, f"{stem}: every exercise needs a folded (dropdown) solution"
+    assert any(f"judgerisk run {stem[:2]}" in s for s in solutions), (
+        f"{stem}: one exercise must be a parameterised rerun (`judgerisk run {stem[:2]} ...`)"
+    )
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_converted_chapter_code_is_short(stem):
+    for cell in _cells(stem):
+        if cell.cell_type != "code":
+            continue
+        lines = cell.source.splitlines()
+        folded = {"hide-input", "hide-cell", "remove-cell", "remove-input", "parameters"}
+        if not folded & set(cell.metadata.get("tags", [])):  # a reader sees this code
+            assert len(lines) <= MAX_CODE_LINES, f"{stem}: a {len(lines)}-line cell: {lines[0]!r}"
+        long = [line for line in lines if len(line) > MAX_LINE_CHARS]
+        assert not long, f"{stem}: lines over {MAX_LINE_CHARS} characters: {long[:2]}"
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_converted_chapter_parameters_are_documented(stem):
+    params = rerun.chapter_parameters(ROOT / "notebooks" / f"{stem}.md")
+    undocumented = [p.name for p in params if not p.help]
+    assert params and not undocumented, f"{stem}: parameters without a comment: {undocumented}"
+
+
+# --- global source checks --------------------------------------------------------------
+
+SOURCES = NOTEBOOKS + sorted((ROOT / "book").glob("[!_]*.md"))  # _*.md: not in the book
+
+
+def _math_in_list_items(text: str) -> list[int]:
+    """Line numbers of ``$$`` inside a list item (it breaks MathJax in a list)."""
+    bad, in_item, fence = [], False, False
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        if fence:
+            continue
+        if re.match(r"\s*([-*+]|\d+[.)])\s", line):
+            in_item = True
+        elif not line.strip():
+            pass
+        elif not line.startswith((" ", "\t")):
+            in_item = False
+        if in_item and "$$" in line:
+            bad.append(n)
+    return bad
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
+def test_no_display_math_inside_list_items(path):
+    if _known(path.stem, "math_in_list"):
+        pytest.skip("known issue: chapter not converted yet")
+    bad = _math_in_list_items(path.read_text())
+    assert not bad, f"{path.name}: $$ inside a list item at line(s) {bad}"
+
+
+def test_math_in_list_detector():
+    assert _math_in_list_items("- a\n  $$x$$\n") == [2]
+    assert _math_in_list_items("- a\n\n$$x$$\n") == []
+
+
+def _bib_keys() -> set[str]:
+    return set(re.findall(r"@\w+\{([^,\s]+),", (ROOT / "book" / "references.bib").read_text()))
+
+
+def test_every_cite_key_is_in_the_bibliography():
+    keys = _bib_keys()
+    required = {
+        "scur2026", "badshah2026scope", "wang2025lec", "jung2025trust", "dawid1979",
+        "hovy2013mace", "whitehill2009glad", "zhao2026care", "candes2011rpca", "clopper1934",
+        "zeng2024llmbar", "tan2025judgebench", "wang2024pandalm",
+    }  # fmt: skip
+    assert required <= keys, f"missing references: {sorted(required - keys)}"
+    for path in SOURCES:
+        for group in re.findall(r"\{cite(?::\w+)?\}`([^`]+)`", path.read_text()):
+            for key in (k.strip() for k in group.split(",")):
+                assert key in keys, f"{path.name}: {{cite}} key {key!r} is not in references.bib"
+
+
+def test_parameters_page_lists_every_chapter(tmp_path):
+    page = rerun.parameters_markdown(
+        NOTEBOOKS, {NOTEBOOKS[0].stem: {"seconds": 3.0, "profile": "small"}}
+    )
+    for path in NOTEBOOKS:
+        number = path.stem.split("_", 1)[0]
+        assert f"judgerisk run {number} " in page, path.stem
+        for p in rerun.chapter_parameters(path):
+            assert f"`{p.name}`" in page, (path.stem, p.name)
+    assert "3 s with the small parameters" in page
+
+
+# --- the built book -------------------------------------------------------------------
+
+
+def _pages(html: Path) -> list[Path]:
+    return sorted(html.glob("book/*.html")) + sorted(html.glob("notebooks/*.html"))
+
+
+def _article_text(page: Path) -> str:
+    text = page.read_text()
+    main = text.split('<article class="bd-article"', 1)[-1].split("</article>", 1)[0]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", main))
+
+
+def test_book_header_links_the_repository_and_no_index(built_book):
+    for page in _pages(built_book):
+        text = page.read_text()
+        assert "genindex.html" not in text, f"{page.name} links the empty general index"
+    intro = (built_book / "book" / "intro.html").read_text()
+    assert "https://github.com/" in intro, "no repository link in the header"
+    assert (built_book / "book" / "glossary.html").exists()
+    bib = (built_book / "book" / "bibliography.html").read_text()
+    for title in ("SCOPE", "Trust or Escalate", "Linear Expectation Constraints", "PandaLM"):
+        assert title.lower() in bib.lower(), f"{title} is missing from the bibliography"
+
+
+def test_book_pages_have_no_developer_notes_or_paths(built_book):
+    for page in _pages(built_book):
+        text = _article_text(page)
+        if not _known(page.stem, "developer_note"):
+            notes = [m.group(0) for m in DEVELOPER_NOTES.finditer(text)]
+            assert not notes, f"{page.name}: developer note(s) {notes[:3]}"
+        if not _known(page.stem, "absolute_path"):
+            paths = [m.group(0) for m in ABSOLUTE_PATH.finditer(text)]
+            assert not paths, f"{page.name}: absolute path(s) {paths[:3]}"
+
+
+def test_reproducing_page_has_every_chapters_parameters(built_book):
+    text = _article_text(built_book / "book" / "reproducing.html")
+    for path in NOTEBOOKS:
+        assert f"judgerisk run {path.stem[:2]}" in text, path.stem
+    assert "run time:" in text and "with the small parameters" in text

@@ -40,3 +40,15 @@ def data_dir(path: str | os.PathLike | None = None, required: bool = True) -> Pa
             f"sets (see each loader's docstring) and pass data_dir=... or set {ENV_VAR}"
         )
     return None
+
+
+def find_datasets(path: str | os.PathLike | None, names) -> Path | None:
+    """The data folder when it holds every sub-folder in ``names``, else ``None``.
+
+    For chapters that run on public data only when it is present: resolved as
+    :func:`data_dir` (argument, ``$JUDGERISK_DATA``, default location).
+    """
+    root = data_dir(path, required=False)
+    if root is None or not all((root / name).is_dir() for name in names):
+        return None
+    return root

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgerisk._progress import progress_bar
 from judgerisk.extract.forward import iter_batches, prepare_model, resolve_device
 from judgerisk.extract.parts import next_sequence, read_parts, write_manifest, write_part
 from judgerisk.extract.prompts import build_prompts, load_template, read_items, render_chats
@@ -262,8 +263,6 @@ def extract_logprobs(
 def _run(
     model, prompts, positions, vt, *, batch_size, pad_id, device, out_dir, rank, progress, manifest
 ):
-    from tqdm.auto import tqdm
-
     keys = prompts[["item", "condition"]]
     parts_dir = None
     if out_dir is not None:
@@ -279,7 +278,7 @@ def _run(
     seqs = prompts["input_ids"].to_numpy()[positions]
     collected = []
     seq_no = next_sequence(parts_dir, rank) if parts_dir is not None else 0
-    bar = tqdm(total=len(positions), unit="prompt", disable=not progress, desc="extract")
+    bar = progress_bar(total=len(positions), unit="prompt", enabled=progress, desc="extract")
     n_tok, t0 = 0, time.perf_counter()
     try:
         for pos, lp, ntok in iter_batches(

@@ -54,7 +54,7 @@ def plot_retention_curves(
     if sub.empty:
         raise ValueError(f"no rows for method {method!r}")
     if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        fig, ax = style.subplots(height=4.0, width=5.6)
     else:
         fig = ax.figure
     colors = {a: style.color(a) for a in AGGREGATORS}
@@ -80,7 +80,7 @@ def plot_retention_curves(
     ax.set_ylabel("accuracy of kept decisions (%)")
     ax.set_title(f"Retention by {METHOD_LABELS.get(method, method)}, per aggregation rule")
     ax.grid(alpha=0.3)
-    ax.legend(frameon=False, fontsize="small")
+    ax.legend(frameon=False, fontsize=style.MIN_FONT)
     return fig
 
 
@@ -93,10 +93,12 @@ def plot_retention_by_method(
     deviation over seeds.
     """
     methods = list(methods) if methods is not None else _present(table["method"], METHOD_LABELS)
-    fig, axes = plt.subplots(
-        1, len(rhos), figsize=(5.2 * len(rhos), 3.8), sharey=True, squeeze=False
-    )
-    for ax, rho in zip(axes[0], rhos, strict=True):
+    nrows, ncols = style.grid_shape(len(rhos))
+    fig, axes = style.subplots(nrows, ncols, height=3.2 * nrows + 0.9, sharey=True, squeeze=False)
+    axes = axes.ravel()
+    for ax in axes[len(rhos) :]:
+        ax.set_axis_off()
+    for ax, rho in zip(axes, rhos, strict=True):
         sub = table[np.isclose(table["rho"], rho) & table["method"].isin(methods)].copy()
         if sub.empty:
             raise ValueError(f"no rows at rho={rho}")
@@ -109,6 +111,7 @@ def plot_retention_by_method(
             x="rule",
             y="gain (points)",
             hue="score",
+            palette={METHOD_LABELS.get(m, m): style.color(m) for m in methods},
             order=order,
             hue_order=[METHOD_LABELS.get(m, m) for m in methods],
             errorbar="sd",
@@ -119,17 +122,9 @@ def plot_retention_by_method(
         ax.tick_params(axis="x", labelrotation=20)
         ax.axhline(0, color="black", linewidth=0.8)
         ax.grid(axis="y", alpha=0.3)
-        if ax is not axes[0][-1]:
-            ax.get_legend().remove()
-        else:
-            ax.legend(
-                frameon=False,
-                fontsize="small",
-                title="risk score",
-                loc="upper left",
-                bbox_to_anchor=(1.0, 1.0),
-            )
-    fig.tight_layout()
+        ax.get_legend().remove()
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncols=min(len(names), 5), frameon=False)
     return fig
 
 
@@ -142,7 +137,7 @@ def plot_disagreement(matrix: pd.DataFrame, ax=None) -> plt.Figure:
         :func:`judgerisk.aggregators.aggregate.disagreement` output.
     """
     if ax is None:
-        fig, ax = plt.subplots(figsize=(4.8, 4.0))
+        fig, ax = style.subplots(height=4.0, width=4.8)
     else:
         fig = ax.figure
     labels = [AGGREGATOR_LABELS.get(a, a) for a in matrix.index]

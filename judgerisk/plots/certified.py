@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from judgerisk.plots import style
+
 __all__ = [
     "plot_certified_summary",
     "plot_fdp_spread",
@@ -35,9 +37,11 @@ def plot_certified_summary(summary: pd.DataFrame, method: str = "scope") -> plt.
     data = data[data["method"] == method]
     if data.empty:
         raise ValueError(f"no rows for method {method!r} in the summary")
-    fig, (ax_c, ax_r) = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
+    fig, (ax_c, ax_r) = style.subplots(1, 2, height=3.6)
     for name, sub in data.groupby("score", sort=False):
-        ax_c.plot(sub["alpha"], sub["coverage_mean"], marker="o", label=name)
+        ax_c.plot(
+            sub["alpha"], sub["coverage_mean"], marker="o", label=name, color=style.color(name)
+        )
         ax_r.errorbar(
             sub["alpha"],
             sub["risk_mean"],
@@ -45,14 +49,16 @@ def plot_certified_summary(summary: pd.DataFrame, method: str = "scope") -> plt.
             marker="o",
             capsize=3,
             label=name,
+            color=style.color(name),
         )
     lim = [0, float(data["alpha"].max()) * 1.1]
     ax_r.plot(lim, lim, color="black", linestyle="--", linewidth=1, label="FDP = α")
-    ax_c.set(xlabel="α (target FDR)", ylabel="coverage", title="Accepted share of test items")
+    ax_c.set(xlabel="α (target FDR)", ylabel="coverage", title="Accepted share")
     ax_r.set(xlabel="α (target FDR)", ylabel="mean test FDP", title="Error rate among accepted")
     ax_c.set_ylim(0, 1.02)
-    ax_c.legend(fontsize=8)
-    ax_r.legend(fontsize=8)
+    ax_r.set_ylim(bottom=0)
+    handles, names = ax_r.get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncols=len(names), frameon=False)
     return fig
 
 
@@ -74,14 +80,26 @@ def plot_fdp_spread(table: pd.DataFrame, method: str = "scope") -> plt.Figure:
     if data.empty:
         raise ValueError(f"no rows for method {method!r}")
     data["alpha"] = data["alpha"].round(3).astype(str)
-    fig, ax = plt.subplots(figsize=(9, 4), constrained_layout=True)
-    sns.boxplot(data=data, x="alpha", y="risk", hue="score", ax=ax, fliersize=1, linewidth=0.8)
+    fig, ax = style.subplots(height=4)
+    hues = list(pd.unique(data["score"]))
+    sns.boxplot(
+        data=data,
+        x="alpha",
+        y="risk",
+        hue="score",
+        hue_order=hues,
+        palette={h: style.color(h) for h in hues},
+        ax=ax,
+        fliersize=1,
+        linewidth=0.8,
+    )
     means = data.groupby(["alpha", "score"], sort=False)["risk"].mean().reset_index()
     sns.pointplot(
         data=means,
         x="alpha",
         y="risk",
         hue="score",
+        hue_order=hues,
         ax=ax,
         dodge=0.53,
         linestyle="none",
@@ -90,9 +108,17 @@ def plot_fdp_spread(table: pd.DataFrame, method: str = "scope") -> plt.Figure:
         legend=False,
     )
     for k, a in enumerate(sorted(data["alpha"].unique(), key=float)):
-        ax.hlines(float(a), k - 0.45, k + 0.45, color="red", linestyle="--", linewidth=1)
+        ax.hlines(float(a), k - 0.45, k + 0.45, color="black", linestyle="--", linewidth=1)
     ax.set(xlabel="α", ylabel="test FDP per split", title="FDP over calibration / test splits")
-    ax.legend(fontsize=8)
+    handles, names = ax.get_legend_handles_labels()
+    ax.get_legend().remove()
+    fig.legend(
+        handles[: len(hues)],
+        names[: len(hues)],
+        loc="outside lower center",
+        ncols=len(hues),
+        frameon=False,
+    )
     return fig
 
 
@@ -115,7 +141,7 @@ def plot_score_distribution(
     """
     values = pd.to_numeric(scores[column], errors="coerce")
     frame = pd.DataFrame({column: values})
-    fig, ax = plt.subplots(figsize=(7, 3.5), constrained_layout=True)
+    fig, ax = style.subplots(height=3.4)
     bins = np.linspace(np.nanmin(values), np.nanmax(values) + 1e-12, 31)
     if error is not None:
         frame["verdict"] = np.where(error.reindex(frame.index).astype(bool), "wrong", "right")
@@ -127,11 +153,12 @@ def plot_score_distribution(
             stat="density",
             common_norm=False,
             element="step",
+            palette={"right": style.color("correct"), "wrong": style.color("error")},
             ax=ax,
         )
     else:
         sns.histplot(data=frame, x=column, bins=bins, ax=ax)
-    ax.set(xlabel=column, title=f"Distribution of {column} over items")
+    ax.set(xlabel=style.label(column), title=f"Distribution of {style.label(column)} over items")
     return fig
 
 
@@ -149,9 +176,17 @@ def plot_retention_curves(table: pd.DataFrame, ax=None) -> plt.Axes:
     -------
     matplotlib.axes.Axes
     """
-    ax = ax or plt.subplots(figsize=(5.5, 3.8), layout="constrained")[1]
+    ax = ax or style.subplots(height=3.8, width=5.5)[1]
+    methods = list(pd.unique(table["method"]))
     sns.lineplot(
-        data=table, x="fraction", y="accuracy", hue="method", errorbar="sd", marker="o", ax=ax
+        data=table.assign(method=table["method"].map(style.label)),
+        x="fraction",
+        y="accuracy",
+        hue="method",
+        palette=style.palette(methods),
+        errorbar="sd",
+        marker="o",
+        ax=ax,
     )
     ax.invert_xaxis()
     ax.set(xlabel="share of items kept (lowest risk first)", ylabel="accuracy of kept verdicts")

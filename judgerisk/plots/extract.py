@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from judgerisk.panel import validate_panel
+from judgerisk.plots import style
 
 __all__ = ["plot_condition_logits", "plot_verdict_mass"]
 
@@ -27,19 +27,22 @@ def plot_condition_logits(panel: pd.DataFrame, ax=None):
         rubric, crossings of zero are verdict flips.
     """
     panel = validate_panel(panel, conditions=None)
-    ax = ax or plt.subplots(figsize=(7, 3.5))[1]
+    ax = ax or style.subplots(height=3.5, width=7)[1]
     conds = list(pd.unique(panel["condition"]))
     wide = panel.pivot_table(index=["item", "judge"], columns="condition", values="logit")[conds]
     x = np.arange(len(conds))
+    colors = style.judge_colors(wide.index.get_level_values("judge"))
     for judge, block in wide.groupby(level="judge"):
-        color = ax.plot(x, block.to_numpy().T, alpha=0.35, lw=1)[0].get_color()
-        for line in ax.lines[-len(block) :]:
-            line.set_color(color)
+        color = colors[str(judge)]
+        ax.plot(x, block.to_numpy().T, alpha=0.35, lw=1, color=color)
         ax.plot([], [], color=color, label=str(judge))
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(x, conds, rotation=20)
-    ax.set_ylabel("canonical log-odds  m = log P(A wins) − log P(B wins)")
-    ax.legend(title="judge", fontsize=8)
+    ax.set_ylabel("canonical log-odds m")
+    n = wide.index.get_level_values("judge").nunique()
+    ax.legend(
+        title="judge", frameon=False, ncols=min(n, 4), loc="lower center", bbox_to_anchor=(0.5, 1.0)
+    )
     return ax
 
 
@@ -61,13 +64,14 @@ def plot_verdict_mass(panel: pd.DataFrame, ax=None, threshold: float = 0.5):
     """
     if "verdict_mass" not in panel.columns:
         raise ValueError("panel has no 'verdict_mass' column (not an extraction output?)")
-    ax = ax or plt.subplots(figsize=(5, 3))[1]
+    ax = ax or style.subplots(height=3, width=5)[1]
     mass = np.log10(np.clip(panel["verdict_mass"].to_numpy(float), 1e-12, 1.0))
     bins = np.linspace(min(-3.0, np.floor(mass.min())), 0.0, 41)
+    colors = style.judge_colors(panel["judge"])
     for judge, block in pd.Series(mass, index=panel.index).groupby(panel["judge"]):
-        ax.hist(block, bins=bins, alpha=0.6, label=str(judge))
+        ax.hist(block, bins=bins, alpha=0.6, label=str(judge), color=colors[str(judge)])
     ax.axvline(np.log10(threshold), color="k", ls="--", lw=0.8)
     ax.set_xlabel('log10 verdict mass  log10(P("A") + P("B"))')
     ax.set_ylabel("prompts")
-    ax.legend(title="judge", fontsize=8)
+    ax.legend(title="judge", frameon=False)
     return ax

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from judgerisk.plots import style
 from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
 
 __all__ = [
@@ -25,8 +26,8 @@ def plot_convergence(models: dict[str, LatentMeasurementModel], ax=None):
     models : dict of str -> fitted LatentMeasurementModel
         E.g. ``{"plain sweeps": lmm, "Anderson": lmm_fast}``.
     """
-    ax = ax or plt.subplots(figsize=(6, 3.2), layout="constrained")[1]
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    ax = ax or style.subplots(height=3.2, width=6)[1]
+    colors = list(style.judge_colors(range(10)).values())
     for k, (name, lmm) in enumerate(models.items()):
         for r, hist in lmm.histories_.items():
             prev = np.concatenate([[np.nan], hist.to_numpy()[:-1]])
@@ -41,20 +42,24 @@ def plot_convergence(models: dict[str, LatentMeasurementModel], ax=None):
             )
     tol = next(iter(models.values())).tol_obj
     ax.axhline(tol, color="grey", ls=":", lw=1)
-    ax.text(ax.get_xlim()[1], tol, " tol_obj", va="center", fontsize=8, color="grey")
+    ax.text(ax.get_xlim()[1], tol, " tol_obj", va="center", fontsize=style.MIN_FONT, color="grey")
     ax.set(xlabel="sweep", ylabel="relative change of the criterion")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.MIN_FONT)
     return ax
 
 
 def plot_recovery(lmm: LatentMeasurementModel, truth, axes=None):
-    """Fitted against true q, a and b after aligning the latent scale (three panels).
+    """Fitted against true q, a and b after aligning the latent scale (three panels: q on top,
+    a and b below, so that no more than two panels sit side by side).
 
     ``truth`` has ``q``, ``a`` and ``b`` Series (e.g. a simulator's ``SimulationTruth``);
     the fitted values are mapped with :func:`judgerisk.risk.lmm.align_to_reference` first.
     """
     if axes is None:
-        fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), layout="constrained")
+        style.use_style()
+        fig = plt.figure(figsize=(style.COLUMN_WIDTH, 6.2), layout="constrained")
+        mosaic = fig.subplot_mosaic([["q", "q"], ["a", "b"]])
+        axes = [mosaic["q"], mosaic["a"], mosaic["b"]]
     q, a, b = align_to_reference(lmm.q_, lmm.a_, lmm.b_, truth.q)
     pairs = [
         ("q (items)", truth.q.loc[q.index], q),
@@ -73,19 +78,26 @@ def plot_recovery(lmm: LatentMeasurementModel, truth, axes=None):
 
 def plot_residual_scale(lmm: LatentMeasurementModel, truth_sigma: pd.Series | None = None, ax=None):
     """Residual scale sigma_j per judge, with the simulator's noise sd when given."""
-    ax = ax or plt.subplots(figsize=(5, 3), layout="constrained")[1]
+    ax = ax or style.subplots(height=3, width=5)[1]
     x = np.arange(len(lmm.sigma_))
-    ax.bar(x - 0.2, lmm.sigma_.to_numpy(), width=0.4, label="fitted σ_j (residual sd)")
+    ax.bar(
+        x - 0.2,
+        lmm.sigma_.to_numpy(),
+        width=0.4,
+        label="fitted σ_j (residual sd)",
+        color=style.color("pe"),
+    )
     if truth_sigma is not None:
         ax.bar(
             x + 0.2,
             truth_sigma.loc[lmm.sigma_.index].to_numpy(),
             width=0.4,
             label="simulator noise sd",
+            color=style.color("U"),
         )
     ax.set_xticks(x, lmm.sigma_.index.astype(str))
     ax.set(xlabel="judge", ylabel="logits")
-    ax.legend(fontsize=8)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
     return ax
 
 
@@ -94,7 +106,7 @@ def plot_loo_item(pred: pd.DataFrame, ax=None):
 
     ``pred`` is the part of :meth:`LatentMeasurementModel.predict_loo`'s output for one item.
     """
-    ax = ax or plt.subplots(figsize=(6, 3.2), layout="constrained")[1]
+    ax = ax or style.subplots(height=3.2, width=6)[1]
     labels = pred["judge"].astype(str) + " · " + pred["condition"].astype(str)
     y = np.arange(len(pred))
     ax.scatter(pred["p"], y, label="observed p", marker="o")
@@ -102,9 +114,10 @@ def plot_loo_item(pred: pd.DataFrame, ax=None):
     for yy, p, ph in zip(y, pred["p"], pred["p_hat"], strict=True):
         ax.plot([p, ph], [yy, yy], color="grey", lw=0.8)
     ax.axvline(0.5, color="grey", ls=":", lw=1)
-    ax.set_yticks(y, labels, fontsize=7)
+    ax.set_yticks(y, labels, fontsize=style.MIN_FONT)
+    ax.figure.set_figheight(max(ax.figure.get_figheight(), 0.22 * len(pred) + 1.2))
     ax.set(xlim=(-0.02, 1.02), xlabel="P(original answer A wins)")
-    ax.legend(fontsize=8, loc="best")
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
     return ax
 
 

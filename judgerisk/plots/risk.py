@@ -63,10 +63,11 @@ def plot_auroc_by_method(
     subsets = list(subsets) if subsets is not None else _ordered(result["subset"], SUBSET_LABELS)
     methods = list(methods) if methods is not None else _ordered(result["method"], METHOD_LABELS)
     if axes is None:
-        fig, axes = plt.subplots(
-            1, len(subsets), figsize=(3.4 * len(subsets), 3.6), sharey=True, layout="constrained"
-        )
-        axes = np.atleast_1d(axes)
+        nrows, ncols = style.grid_shape(len(subsets))
+        fig, grid = style.subplots(nrows, ncols, height=3.3 * nrows, sharey=True, squeeze=False)
+        for ax in grid.ravel()[len(subsets) :]:
+            ax.set_axis_off()
+        axes = grid.ravel()[: len(subsets)]
     else:
         axes = np.atleast_1d(axes)
         fig = axes[0].figure
@@ -109,10 +110,10 @@ def plot_auroc_by_method(
         n_err = sub.groupby("seed")["n_errors"].first().mean()
         ax.set_title(
             f"{SUBSET_LABELS.get(subset, subset)}\n~{n_items:.0f} items, ~{n_err:.0f} errors a seed",
-            fontsize=9,
+            fontsize=style.MIN_FONT,
         )
         ax.set(xlabel="", ylabel="AUROC for errors")
-        ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+        ax.tick_params(axis="x", labelrotation=30, labelsize=style.MIN_FONT)
     return fig
 
 
@@ -136,25 +137,36 @@ def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax=None) -> plt.Axes
         and are labelled with their weight n⁺n⁻; the others (all correct or all wrong) are greyed.
     """
     if ax is None:
-        _, ax = plt.subplots(
-            figsize=(6.5, 0.32 * min(top, len(groups)) + 1.2), layout="constrained"
-        )
+        _, ax = style.subplots(height=0.32 * min(top, len(groups)) + 1.6)
     g = groups.sort_values("n_items", ascending=False).head(top).iloc[::-1]
     y = np.arange(len(g))
     usable = g["usable"].to_numpy(bool)
-    ax.barh(y, g["n_correct"], color=np.where(usable, "#4c72b0", "#b8c4d6"))
-    ax.barh(y, g["n_errors"], left=g["n_correct"], color=np.where(usable, "#c44e52", "#e4b3b4"))
+    ax.barh(y, g["n_correct"], color=np.where(usable, style.color("correct"), "#b8d6bf"))
+    ax.barh(
+        y,
+        g["n_errors"],
+        left=g["n_correct"],
+        color=np.where(usable, style.color("error"), "#e4b3b4"),
+    )
     for yi, (_, row) in zip(y, g.iterrows(), strict=True):
         if row["usable"]:
-            ax.text(row["n_items"], yi, f"  n⁺n⁻={int(row['weight'])}", va="center", fontsize=7)
+            ax.text(
+                row["n_items"],
+                yi,
+                f"  n⁺n⁻={int(row['weight'])}",
+                va="center",
+                fontsize=style.MIN_FONT,
+            )
     ax.set_yticks(y, g["pattern"], fontfamily="monospace")
     ax.set(xlabel="evaluation items", ylabel="vote pattern (judge by judge)")
     handles = [
-        Patch(color="#4c72b0", label="correct"),
-        Patch(color="#c44e52", label="error"),
-        Patch(color="#b8c4d6", label="pattern without both (not used)"),
+        Patch(color=style.color("correct"), label="correct"),
+        Patch(color=style.color("error"), label="error"),
+        Patch(color="#b8d6bf", label="pattern without both (not used)"),
     ]
-    ax.legend(handles=handles, loc="lower right", fontsize=8)
+    ax.legend(
+        handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False
+    )
     ax.margins(x=0.2)
     return ax
 
@@ -186,7 +198,7 @@ def plot_matched_group_auroc(
     g = groups.dropna(subset=["auroc"])
     methods = list(methods) if methods is not None else _ordered(g["method"], METHOD_LABELS)
     if ax is None:
-        _, ax = plt.subplots(figsize=(6.5, 0.55 * len(methods) + 1.2), layout="constrained")
+        _, ax = style.subplots(height=0.55 * len(methods) + 1.2)
     rng = np.random.default_rng(0)  # vertical jitter only, for legibility
     wmax = max(float(g["weight"].max()), 1.0)
     for k, m in enumerate(methods):
@@ -203,7 +215,7 @@ def plot_matched_group_auroc(
         if len(gm):
             mean = np.average(gm["auroc"], weights=gm["weight"])
             ax.plot(mean, yk, "D", color="black", markersize=7)
-            ax.text(mean, yk + 0.3, f"{mean:.3f}", ha="center", fontsize=8)
+            ax.text(mean, yk + 0.3, f"{mean:.3f}", ha="center", fontsize=style.MIN_FONT)
     ax.axvline(0.5, ls="--", color="grey", lw=1)
     ax.set_yticks(range(len(methods)), [METHOD_LABELS.get(m, m) for m in methods][::-1])
     ax.set(xlabel="AUROC within a vote pattern", xlim=(-0.03, 1.03))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from judgerisk.plots import style
 from judgerisk.selective.metrics import reliability_table
 
 __all__ = ["reliability_diagrams", "risk_coverage_curves"]
@@ -29,10 +29,12 @@ def reliability_diagrams(signals: dict, correct, n_bins: int = 10, title: str | 
         bar labels give the bin counts.
     """
     names = list(signals)
-    fig, axes = plt.subplots(
-        1, len(names), figsize=(3.6 * len(names), 3.4), squeeze=False, sharey=True
-    )
-    for ax, name in zip(axes[0], names, strict=True):
+    nrows, ncols = style.grid_shape(len(names))
+    fig, grid = style.subplots(nrows, ncols, height=3.1 * nrows + 0.4, squeeze=False, sharey=True)
+    for ax in grid.ravel()[len(names) :]:
+        ax.set_axis_off()
+    axes = grid.ravel()[: len(names)]
+    for ax, name in zip(axes, names, strict=True):
         conf = getattr(signals[name], "confidence", signals[name])
         corr = correct[name] if isinstance(correct, dict) else correct
         tab = reliability_table(conf, corr, n_bins)
@@ -42,26 +44,26 @@ def reliability_diagrams(signals: dict, correct, n_bins: int = 10, title: str | 
             used["lower"] + width / 2,
             used["accuracy"],
             width=width * 0.9,
-            color="tab:blue",
+            color=style.color(name),
             alpha=0.7,
             label="accuracy",
         )
-        ax.bar_label(bars, labels=used["n"].astype(str).tolist(), fontsize=7)
+        ax.bar_label(bars, labels=used["n"].astype(str).tolist(), fontsize=style.MIN_FONT)
         ax.plot(
             used["confidence"],
             used["confidence"],
             "o",
-            color="tab:orange",
+            color="black",
             ms=4,
             label="mean confidence",
         )
         ax.plot([0, 1], [0, 1], "--", color="grey", lw=1)
-        ax.set(xlim=(0, 1), ylim=(0, 1.08), xlabel="confidence", title=name)
-    axes[0, 0].set_ylabel("accuracy in bin")
-    axes[0, 0].legend(loc="upper left", fontsize=8)
+        ax.set(xlim=(0, 1), ylim=(0, 1.12), xlabel="confidence", title=style.label(name))
+        ax.set_ylabel("accuracy in bin")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
     return fig
 
 
@@ -82,19 +84,26 @@ def risk_coverage_curves(summary: pd.DataFrame, methods=None, title: str | None 
         Left: risk vs alpha with the target line risk = alpha; right: coverage vs alpha.
     """
     methods = list(methods or summary.index.get_level_values("method").unique())
-    fig, (ax_r, ax_c) = plt.subplots(1, 2, figsize=(9, 3.6))
+    fig, (ax_r, ax_c) = style.subplots(1, 2, height=3.6)
     alphas = np.unique(summary.index.get_level_values("alpha"))
     for m in methods:
         s = summary.loc[m]
         for ax, col in ((ax_r, "risk"), (ax_c, "coverage")):
             mean, sd = s[f"{col}_mean"], s[f"{col}_std"].fillna(0.0)
-            (line,) = ax.plot(s.index, mean, marker="o", ms=3, label=m)
-            ax.fill_between(s.index, mean - sd, mean + sd, color=line.get_color(), alpha=0.15)
+            (line,) = ax.plot(
+                s.index, mean, marker="o", ms=3, label=style.label(m), color=style.color(m)
+            )
+            lo = np.clip(mean - sd, 0.0, 1.0)  # rates: the band is clipped to [0, 1]
+            hi = np.clip(mean + sd, 0.0, 1.0)
+            ax.fill_between(s.index, lo, hi, color=line.get_color(), alpha=0.15)
     ax_r.plot(alphas, alphas, "k--", lw=1, label="target α")
     ax_r.set(xlabel="α", ylabel="test risk (FDP), mean ± 1 sd")
+    ax_r.set_ylim(bottom=0)
     ax_c.set(xlabel="α", ylabel="coverage, mean ± 1 sd", ylim=(-0.02, 1.02))
-    ax_r.legend(fontsize=8)
+    handles, labels = ax_r.get_legend_handles_labels()
+    fig.legend(
+        handles, labels, loc="outside lower center", ncols=min(len(labels), 4), frameon=False
+    )
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
     return fig

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+
+from judgerisk.plots import style
 
 __all__ = [
     "plot_item_walkthrough",
@@ -13,8 +17,12 @@ __all__ = [
     "plot_scur_by_outcome",
 ]
 
-_SPLIT_COLORS = {"reference": "#4c72b0", "evaluation": "#dd8452"}
-_Z_COLORS = {"z_U": "#4c72b0", "z_C": "#55a868", "z_S": "#c44e52", "scur": "#333333"}
+_Z_COLORS = {
+    "z_U": style.color("U"),
+    "z_C": style.color("C"),
+    "z_S": style.color("S_order"),
+    "scur": style.color("scur"),
+}
 _Z_LABELS = {"z_U": "$z^U$", "z_C": "$z^C$", "z_S": "$z^S$", "scur": "SCUR"}
 
 
@@ -30,9 +38,15 @@ def _heatmap(frame: pd.DataFrame, ax, title: str) -> None:
     for (r, c), v in np.ndenumerate(values):
         if not np.isnan(v):
             color = "white" if abs(v - 0.5) > 0.3 else "black"
-            ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=7, color=color)
+            ax.text(
+                c, r, f"{v:.2f}", ha="center", va="center", fontsize=style.MIN_FONT, color=color
+            )
     ax.set_xticks(
-        range(values.shape[1]), [str(c) for c in frame.columns], rotation=35, ha="right", fontsize=8
+        range(values.shape[1]),
+        [str(c) for c in frame.columns],
+        rotation=35,
+        ha="right",
+        fontsize=style.MIN_FONT,
     )
     ax.set_yticks(range(values.shape[0]), [str(j) for j in frame.index])
     ax.set(title=title, xlabel="condition", ylabel="judge")
@@ -52,9 +66,10 @@ def plot_item_walkthrough(explanation) -> plt.Figure:
         Left: observed canonical P(original A wins), judge x condition. Middle: the
         leave-one-judge-out predictions. Right: the item's z's and SCUR.
     """
-    fig, axes = plt.subplots(
-        1, 3, figsize=(12, 3.4), layout="constrained", gridspec_kw={"width_ratios": [3, 3, 2]}
-    )
+    style.use_style()
+    fig = plt.figure(figsize=(style.COLUMN_WIDTH, 6.4), layout="constrained")
+    mosaic = fig.subplot_mosaic([["obs", "pred"], ["z", "z"]], height_ratios=[3, 2])
+    axes = [mosaic["obs"], mosaic["pred"], mosaic["z"]]
     _heatmap(explanation.responses, axes[0], "observed $p_{ijc}$")
     _heatmap(explanation.predicted, axes[1], r"held-out prediction $\hat p_{ijc}$")
     keys = ["z_U", "z_C", "z_S", "scur"]
@@ -67,7 +82,7 @@ def plot_item_walkthrough(explanation) -> plt.Figure:
     )
     for y, v in enumerate(vals.to_numpy()):
         if np.isnan(v):
-            ax.text(0.02, y, "dropped", va="center", fontsize=8)
+            ax.text(0.02, y, "dropped", va="center", fontsize=style.MIN_FONT)
         else:
             ax.text(
                 max(v - 0.02, 0.2),
@@ -75,17 +90,17 @@ def plot_item_walkthrough(explanation) -> plt.Figure:
                 _fmt_risk(v),
                 va="center",
                 ha="right",
-                fontsize=8,
+                fontsize=style.MIN_FONT,
                 color="white",
             )
     ax.invert_yaxis()
     ax.set(xlim=(0, 1), title=f"item {explanation.item} ({explanation.split})")
-    fig.suptitle(explanation.reason, fontsize=9)
+    fig.suptitle(textwrap.fill(explanation.reason, 90), fontsize=style.MIN_FONT)
     return fig
 
 
 def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
-    """Histograms of the raw signals (top) and of their reference-normalised z's (bottom).
+    """Histograms of the raw signals (first two rows) and of their reference-normalised z's.
 
     Parameters
     ----------
@@ -100,15 +115,16 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
     """
     top = ["U", "C", "S_order", "S_rubric"]
     bottom = ["z_U", "z_C", "z_S", "scur"]
-    fig, axes = plt.subplots(2, 4, figsize=(13, 5.6), layout="constrained")
-    for ax, col in zip([*axes[0], *axes[1]], top + bottom, strict=True):
+    fig, axes = style.subplots(4, 2, height=9.0)
+    for ax, col in zip(axes.ravel(), top + bottom, strict=True):
         data = table.loc[table[col].notna(), [col, "split"]]
         if data.empty:
             ax.text(0.5, 0.5, f"{col}: absent or dropped", ha="center", va="center")
             ax.set_axis_off()
             continue
         bins = np.linspace(0, 1, 21) if col in bottom else 30
-        for split, color in _SPLIT_COLORS.items():
+        for split in ("reference", "evaluation"):
+            color = style.color(split)
             x = data.loc[data["split"] == split, col]
             if len(x):
                 ax.hist(
@@ -120,9 +136,11 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
                     label=split,
                     histtype="stepfilled",
                 )
-        ax.set(title=col, ylabel="density" if col in ("U", "z_U") else None)
-    axes[0, 0].legend(fontsize=8)
-    fig.suptitle("raw signals (top) and their reference ECDF values z (bottom)", fontsize=10)
+        title = _Z_LABELS.get(col, style.label(col))
+        ax.set(title=title, ylabel="density" if col in ("U", "S_order", "z_U", "z_S") else None)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+    fig.suptitle("raw signals (rows 1–2) and their reference ECDF values z (rows 3–4)")
     return fig
 
 
@@ -140,7 +158,7 @@ def plot_risk_reasons(top: pd.DataFrame, ax=None):
     -------
     matplotlib.axes.Axes
     """
-    ax = ax or plt.subplots(figsize=(7, 0.45 * len(top) + 1.2), layout="constrained")[1]
+    ax = ax or style.subplots(height=0.45 * len(top) + 1.4)[1]
     keys = ["z_U", "z_C", "z_S"]
     y = np.arange(len(top))
     h = 0.26
@@ -157,7 +175,13 @@ def plot_risk_reasons(top: pd.DataFrame, ax=None):
     ax.invert_yaxis()
     ax.axvline(0.9, color="grey", ls=":", lw=1)
     ax.set(xlim=(0, 1), xlabel="z (reference ECDF)", ylabel="item")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=3, fontsize=8, frameon=False)
+    ax.legend(
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncols=3,
+        fontsize=style.MIN_FONT,
+        frameon=False,
+    )
     return ax
 
 
@@ -179,7 +203,7 @@ def plot_scur_by_outcome(scores: pd.Series, errors: pd.Series, rank: bool = Fals
     -------
     matplotlib.axes.Axes
     """
-    ax = ax or plt.subplots(figsize=(5.5, 3.2), layout="constrained")[1]
+    ax = ax or style.subplots(height=3.2, width=5.5)[1]
     err = errors.reindex(scores.index)
     if err.isna().any():
         missing = list(scores.index[err.isna()][:10])
@@ -190,8 +214,8 @@ def plot_scur_by_outcome(scores: pd.Series, errors: pd.Series, rank: bool = Fals
         name = f"percentile rank of {name}"
     bins = np.linspace(0, 1, 26)
     for label, color, mask in (
-        ("verdict right", "#55a868", err.to_numpy() == 0),
-        ("verdict wrong", "#c44e52", err.to_numpy() == 1),
+        ("verdict right", style.color("correct"), err.to_numpy() == 0),
+        ("verdict wrong", style.color("error"), err.to_numpy() == 1),
     ):
         x = scores.to_numpy()[mask]
         if len(x):
@@ -205,5 +229,5 @@ def plot_scur_by_outcome(scores: pd.Series, errors: pd.Series, rank: bool = Fals
                 histtype="stepfilled",
             )
     ax.set(xlabel=name, ylabel="density", xlim=(0, 1))
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=style.MIN_FONT)
     return ax

@@ -11,10 +11,31 @@ from dataclasses import dataclass
 
 import matplotlib as mpl
 
-__all__ = ["FIGURE_DPI", "STYLES", "MethodStyle", "color", "label", "palette", "use_style"]
+__all__ = [
+    "COLUMN_WIDTH",
+    "FIGURE_DPI",
+    "MIN_FONT",
+    "STYLES",
+    "MethodStyle",
+    "color",
+    "judge_colors",
+    "label",
+    "palette",
+    "grid_shape",
+    "subplots",
+    "use_style",
+]
 
 #: Resolution of every raster figure (dots per inch).
 FIGURE_DPI = 150
+#: Widest figure, in inches. The book's text column is about 690 CSS pixels; a figure of this
+#: width drawn at :data:`FIGURE_DPI` is shown at about 0.7 of its size, so 10-point text
+#: appears at about 9.5 points and no label is smaller than 9 points as displayed.
+COLUMN_WIDTH = 6.8
+#: Smallest font size (points) used anywhere in a figure.
+MIN_FONT = 9
+#: At most this many panels side by side at column width.
+MAX_COLUMNS = 2
 
 
 @dataclass(frozen=True)
@@ -46,7 +67,7 @@ STYLES: dict[str, MethodStyle] = {
     "glad": MethodStyle("GLAD", "#8172b2"),
     "care": MethodStyle("CARE", "#dd8452"),
     # one judge: confidence scores
-    "bpe": MethodStyle("BPE", "#c44e52"),
+    "bpe": MethodStyle("BPE", "#dd8452"),  # not red: it is drawn next to SCUR in chapter 11
     "predictive_probability": MethodStyle("Single-pass probability", "#4c72b0"),
     "swap_and_aggregate": MethodStyle("Swap and aggregate", "#55a868"),
     "verbalized_confidence": MethodStyle("Verbalized confidence", "#8172b2"),
@@ -57,19 +78,59 @@ STYLES: dict[str, MethodStyle] = {
     "heuristic": MethodStyle("Heuristic", "#55a868"),
     "vanilla": MethodStyle("Vanilla", "#8c8c8c"),
     "toe": MethodStyle("Trust-or-Escalate", "#8172b2"),
+    # outcomes and perturbation families
+    "correct": MethodStyle("verdict right", "#55a868"),
+    "error": MethodStyle("verdict wrong", "#c44e52"),
+    "order": MethodStyle("order swap", "#4c72b0"),
+    "rubric": MethodStyle("rubric change", "#dd8452"),
+    "reference": MethodStyle("reference items", "#4c72b0"),
+    "evaluation": MethodStyle("evaluation items", "#dd8452"),
 }
+
+#: Judges get colours from this cycle, in sorted order of their names (never by position in
+#: one plot), so a judge keeps its colour across the panels of a figure and across chapters.
+_JUDGE_CYCLE = (
+    "#4c72b0",
+    "#dd8452",
+    "#55a868",
+    "#c44e52",
+    "#8172b2",
+    "#937860",
+    "#da8bc3",
+    "#8c8c8c",
+    "#ccb974",
+    "#64b5cd",
+)
+
+
+def _lookup(key) -> MethodStyle | None:
+    """The style of ``key``; a display name such as ``"SCUR (panel)"`` finds its method too."""
+    key = str(key)
+    if key in STYLES:
+        return STYLES[key]
+    head = key.split(" (")[0].strip()
+    for k, st in STYLES.items():
+        if head.lower() in (k.lower(), st.label.lower()):
+            return st
+    return None
 
 
 def label(key: str) -> str:
     """Display name of a method (the key itself when it is not registered)."""
-    style = STYLES.get(key)
+    style = STYLES.get(str(key))
     return style.label if style is not None else str(key)
 
 
 def color(key: str) -> str:
-    """Colour of a method (grey when it is not registered)."""
-    style = STYLES.get(key)
+    """Colour of a method or of a display name that starts with one (grey when unknown)."""
+    style = _lookup(key)
     return style.color if style is not None else _GREY
+
+
+def judge_colors(judges) -> dict[str, str]:
+    """``{judge: colour}``, assigned in sorted order of the names (stable across figures)."""
+    names = sorted({str(j) for j in judges})
+    return {j: _JUDGE_CYCLE[k % len(_JUDGE_CYCLE)] for k, j in enumerate(names)}
 
 
 def palette(keys) -> dict[str, str]:
@@ -78,16 +139,55 @@ def palette(keys) -> dict[str, str]:
 
 
 def use_style() -> None:
-    """Set the shared matplotlib defaults: resolution and font sizes readable at column width."""
+    """Set the shared matplotlib defaults: resolution and font sizes readable at column width.
+
+    Called by every figure function of :mod:`judgerisk.plots` (through :func:`subplots`), so
+    a chapter needs no set-up of its own.
+    """
     mpl.rcParams.update(
         {
             "figure.dpi": FIGURE_DPI,
             "savefig.dpi": FIGURE_DPI,
+            "figure.figsize": (COLUMN_WIDTH, 3.6),
             "font.size": 10,
-            "axes.titlesize": 11,
+            "axes.titlesize": 10,
             "axes.labelsize": 10,
-            "legend.fontsize": 9,
-            "xtick.labelsize": 9,
-            "ytick.labelsize": 9,
+            "legend.fontsize": MIN_FONT,
+            "legend.title_fontsize": MIN_FONT,
+            "figure.titlesize": 10,
+            "xtick.labelsize": MIN_FONT,
+            "ytick.labelsize": MIN_FONT,
         }
     )
+
+
+def subplots(nrows: int = 1, ncols: int = 1, height: float | None = None, width=None, **kwargs):
+    """``plt.subplots`` at column width in the shared style (constrained layout).
+
+    Parameters
+    ----------
+    nrows, ncols : int
+        Grid; ``ncols`` is at most :data:`MAX_COLUMNS` (wider rows cannot be read at column
+        width: use more rows).
+    height : float, optional
+        Figure height in inches (default 3.4 per row).
+    width : float, optional
+        Figure width in inches, at most :data:`COLUMN_WIDTH` (the default).
+    **kwargs
+        Passed to :func:`matplotlib.pyplot.subplots`.
+    """
+    import matplotlib.pyplot as plt
+
+    if ncols > MAX_COLUMNS:
+        raise ValueError(f"at most {MAX_COLUMNS} panels side by side, got {ncols}")
+    use_style()
+    width = COLUMN_WIDTH if width is None else min(float(width), COLUMN_WIDTH)
+    height = 3.4 * nrows if height is None else float(height)
+    kwargs.setdefault("layout", "constrained")
+    return plt.subplots(nrows, ncols, figsize=(width, height), **kwargs)
+
+
+def grid_shape(n: int) -> tuple[int, int]:
+    """Rows and columns for ``n`` panels with at most :data:`MAX_COLUMNS` side by side."""
+    ncols = min(n, MAX_COLUMNS)
+    return -(-n // ncols), ncols

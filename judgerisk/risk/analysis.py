@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.panel import (
     ORIGINAL,
@@ -396,9 +397,7 @@ def evaluate_risk(
             delayed(_chunk_rows)(ctx, [int(s) for s in c], methods, subsets) for c in chunks
         )
     if progress:
-        from tqdm.auto import tqdm
-
-        results = tqdm(results, total=len(chunks), desc=f"seeds ({len(seeds)})")
+        results = progress_bar(results, total=len(chunks), desc=f"seeds ({len(seeds)})")
     out = pd.DataFrame(
         [r for chunk in results for rows in chunk for r in rows], columns=_RESULT_COLUMNS
     )

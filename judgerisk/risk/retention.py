@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.panel import validate_panel
 from judgerisk.risk.analysis import METHODS, aggregate_errors, risk_table
@@ -173,11 +174,7 @@ def retention_analysis(
     fixed = {}
     if aggregator_fit == "all":
         fixed = {a: aggregate_errors(panel, a, random_state=0) for a in aggregators}
-    iterator = seeds
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(seeds, desc="seeds")
+    iterator = progress_bar(seeds, enabled=progress, desc="seeds")
     frames = []
     for seed in iterator:
         scores = risk_table(

@@ -34,8 +34,8 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
+from judgerisk._progress import progress_bar
 from judgerisk.selective.metrics import _as_float, errors_of
 from judgerisk.selective.scope import (
     SELECTORS,
@@ -449,7 +449,7 @@ def _loop_protocol(
     inputs, errors, cal, alphas, methods, n_test, delta, n_grid, min_accepted, progress
 ):
     out = {m: [{f: np.zeros(cal.shape[0]) for f in _FIELDS} for _ in alphas] for m in methods}
-    for s in tqdm(range(cal.shape[0]), disable=not progress, desc="splits"):
+    for s in progress_bar(range(cal.shape[0]), enabled=progress, desc="splits"):
         c_mask, t_mask = cal[s], ~cal[s]
         for m in methods:
             x = inputs[_NEEDS[m]] if _NEEDS[m] else np.zeros(errors.size)
