@@ -172,3 +172,27 @@ def test_rule_and_errors():
         paired_auroc_difference([0.1, np.nan], [0.2, 0.3], [0, 1])
     with pytest.raises(ValueError, match="0/1"):
         weighted_auroc([0.1, 0.2], [0, 2])
+
+
+def test_reporting_helpers():
+    table = pd.DataFrame(
+        {
+            "subset": ["all", "all", "hc", "hc"],
+            "method": ["pe", "ve", "pe", "ve"],
+            "auroc_ref": [0.7, 0.7, 0.6, 0.6],
+            "auroc": [0.65, 0.55, 0.62, 0.5],
+            "diff": [0.05, 0.15, -0.02, 0.1],
+            "low": [-0.01, 0.1, -0.08, 0.02],
+            "high": [0.11, 0.2, 0.04, 0.18],
+            "verdict": ["ties with", "beats", "ties with", "beats"],
+            "n_items": [100, 100, 40, 40],
+            "n_errors": [30, 30, 8, 8],
+        }
+    )
+    assert paired.format_interval(0.05, -0.01, 0.11) == "+0.050 [-0.010, +0.110]"
+    text = paired.interval_table(table, label=str.upper)
+    assert text.loc["VE", "high consensus"] == "+0.100 [+0.020, +0.180]"
+    assert paired.best_rows(table).loc["all", "method"] == "pe"
+    lines = paired.comparison_sentences(table, label=str.upper)
+    assert lines[0].startswith("all items (100 items, 30 errors): SCUR 0.700 ties with")
+    assert "PE 0.650" in lines[0] and "beats 1 and trails 0 of the 2" in lines[0]

@@ -49,8 +49,13 @@ __all__ = [
     "BEATS_RULE",
     "OPTIONS",
     "PAIRED_SUBSETS",
+    "SUBSET_NAMES",
     "PairedDifference",
+    "best_rows",
     "compare_scores",
+    "comparison_sentences",
+    "format_interval",
+    "interval_table",
     "paired_auroc_difference",
     "pooled_scores",
     "verdict",
@@ -490,3 +495,78 @@ def _usable(err: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Items in groups (vote patterns) that hold both an error and a correct verdict."""
     g = pd.Series(err).groupby(np.asarray(groups)).transform(lambda x: x.nunique() == 2)
     return g.to_numpy(bool)
+
+
+# --------------------------------------------------------------------------- reporting
+#: Display names of the subsets in sentences and tables.
+SUBSET_NAMES: dict[str, str] = {
+    "all": "all items",
+    "hc": "high consensus",
+    "prob_hc": "probability high consensus",
+    "matched": "matched votes",
+}
+
+
+def format_interval(diff: float, low: float, high: float) -> str:
+    """``"+0.030 [-0.022, +0.082]"``: a difference with its interval, three decimals."""
+    return f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
+def interval_table(table: pd.DataFrame, label=str) -> pd.DataFrame:
+    """A :func:`compare_scores` table as text, method x subset: ``"diff [low, high]"``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`compare_scores`.
+    label : callable, default str
+        Display name of a method key (e.g. :func:`judgerisk.plots.style.label`).
+    """
+    cells = table.assign(
+        cell=[format_interval(d, lo, hi) for d, lo, hi in table[["diff", "low", "high"]].values],
+        method=table["method"].map(label),
+        subset=table["subset"].map(lambda s: SUBSET_NAMES.get(s, s)),
+    )
+    return cells.pivot(index="method", columns="subset", values="cell").reindex(
+        index=list(dict.fromkeys(cells["method"])), columns=list(dict.fromkeys(cells["subset"]))
+    )
+
+
+def best_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """Per subset, the row of the strongest other score (highest AUROC) of a comparison."""
+    idx = table.dropna(subset=["auroc"]).groupby("subset", sort=False)["auroc"].idxmax()
+    return table.loc[idx].set_index("subset")
+
+
+def comparison_sentences(table: pd.DataFrame, reference: str = "SCUR", label=str) -> list[str]:
+    """One sentence per subset: the reference against its strongest competitor, by the rule.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`compare_scores`.
+    reference : str, default "SCUR"
+        Display name of the reference score.
+    label : callable, default str
+        Display name of a method key.
+
+    Returns
+    -------
+    list of str
+        E.g. ``"all items (366 items, 177 errors): SCUR 0.636 ties with PE 0.607, difference
+        +0.030 [-0.022, +0.082]; it beats 2 of 4 others"``, the verb chosen by
+        :data:`BEATS_RULE`.
+    """
+    lines = []
+    for subset, row in best_rows(table).iterrows():
+        grp = table[table["subset"] == subset]
+        n_beats = int((grp["verdict"] == "beats").sum())
+        n_trails = int((grp["verdict"] == "trails").sum())
+        lines.append(
+            f"{SUBSET_NAMES.get(subset, subset)} ({row['n_items']} items, {row['n_errors']} "
+            f"errors): {reference} {row['auroc_ref']:.3f} {row['verdict']} the strongest other "
+            f"score, {label(row['method'])} {row['auroc']:.3f}, difference "
+            f"{format_interval(row['diff'], row['low'], row['high'])}; it beats {n_beats} and "
+            f"trails {n_trails} of the {len(grp)} scores compared"
+        )
+    return lines
