@@ -196,3 +196,23 @@ def test_reporting_helpers():
     lines = paired.comparison_sentences(table, label=str.upper)
     assert lines[0].startswith("all items (100 items, 30 errors): SCUR 0.700 ties with")
     assert "PE 0.650" in lines[0] and "beats 1 and trails 0 of the 2" in lines[0]
+
+
+def test_ablation_and_option_tables():
+    from judgerisk.risk.ablation import ablation_table, family_table, gain_carrier, option_table
+
+    panel = simulate_panel(n_items=300, seed=4).data
+    pooled = pooled_scores(panel, seeds=range(3), options=OPTIONS, ablation=True)
+    abl = ablation_table(pooled, subsets=("all",), n_boot=200)
+    assert set(abl["method"]) == {"U", "C", "S", "U+C", "U+S", "C+S"}
+    carrier = gain_carrier(abl)
+    rows = abl.set_index("method")
+    pairs = {"U": "C+S", "C": "U+S", "S": "U+C"}
+    assert carrier["signal"] == max(pairs, key=lambda s: rows.loc[pairs[s], "diff"])
+    assert carrier["best_alone"] == rows.loc[["U", "C", "S"], "auroc"].idxmax()
+    opts = option_table(pooled, subsets=("all", "hc"), n_boot=200)
+    assert len(opts) == len(OPTIONS) * 2
+    assert (opts["survives"] == (opts["changed"] == 0)).all()
+    assert (opts["reversed"] <= opts["changed"]).all()
+    fam = family_table(pooled, subsets=("all",), n_boot=200)
+    assert set(fam["family"]) == {"order", "rubric"}

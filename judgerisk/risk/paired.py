@@ -32,6 +32,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -228,10 +229,24 @@ def _pair_kernel(a: np.ndarray, err: np.ndarray) -> np.ndarray:
     return (pos[:, None] > neg[None, :]) + 0.5 * (pos[:, None] == neg[None, :])
 
 
-def _block_kernel(a: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """Pair kernel of errors ``pos`` (rows) against correct items ``neg`` (columns), float32."""
-    x, y = a[pos][:, None], a[neg][None, :]
-    return ((x > y) + np.float32(0.5) * (x == y)).astype(np.float32)
+def _block_kernel(a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``1[a_c > a_r] + .5 1[a_c = a_r]`` for correct items r (rows) and errors c (columns)."""
+    x, y = a[rows][:, None], a[cols][None, :]
+    return ((y > x) + np.float32(0.5) * (y == x)).astype(np.float32)
+
+
+@lru_cache(maxsize=4)
+def _bootstrap_counts(n: int, n_boot: int, random_state: int | None) -> np.ndarray:
+    """How often each of n items is drawn in each resample (n x n_boot, float32, read-only).
+
+    Cached, so that every comparison on the same items shares its resamples.
+    """
+    draws = np.random.default_rng(random_state).integers(0, n, size=(n_boot, n))
+    offsets = (draws + np.arange(n_boot)[:, None] * n).ravel()
+    counts = np.bincount(offsets, minlength=n_boot * n).reshape(n_boot, n).T
+    counts = np.ascontiguousarray(counts, dtype=np.float32)
+    counts.flags.writeable = False
+    return counts
 
 
 def _same_group(groups, err: np.ndarray) -> np.ndarray | None:
@@ -373,10 +388,7 @@ def paired_auroc_difference(
     if n_pairs == 0:
         nan = float("nan")
         return PairedDifference(nan, nan, nan, nan, nan, n, n_pos, 0, n_boot)
-    rng = np.random.default_rng(random_state)
-    draws = rng.integers(0, n, size=(n_boot, n))
-    offsets = (np.arange(n_boot)[:, None] * n + draws).ravel()
-    w = np.bincount(offsets, minlength=n_boot * n).reshape(n_boot, n).astype(np.float32)
+    w = _bootstrap_counts(n, n_boot, random_state)  # items x resamples
     # block-diagonal when grouped: only pairs within one group count
     labels = np.zeros(n, np.int64) if groups is None else pd.factorize(np.asarray(groups))[0]
     num = np.zeros(n_boot)
@@ -386,10 +398,10 @@ def paired_auroc_difference(
         neg = np.flatnonzero((labels == code) & (e == 0))
         if len(pos) == 0 or len(neg) == 0:
             continue
-        kd = _block_kernel(a, pos, neg) - _block_kernel(b, pos, neg)
-        w_pos, w_neg = w[:, pos], w[:, neg]
-        num += ((w_pos @ kd) * w_neg).sum(axis=1, dtype=np.float64)
-        den += w_pos.sum(axis=1, dtype=np.float64) * w_neg.sum(axis=1, dtype=np.float64)
+        kd = _block_kernel(a, neg, pos) - _block_kernel(b, neg, pos)  # correct x errors
+        w_pos, w_neg = w[pos], w[neg]
+        num += ((kd @ w_pos) * w_neg).sum(axis=0, dtype=np.float64)
+        den += w_pos.sum(axis=0, dtype=np.float64) * w_neg.sum(axis=0, dtype=np.float64)
     ok = den > 0
     if not ok.all():
         warnings.warn(
