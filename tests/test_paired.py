@@ -56,6 +56,7 @@ def test_paired_difference_by_hand_and_resample_count():
     assert d.diff == pytest.approx(4.0 / 6)
     assert d.low <= d.diff <= d.high
     assert (d.n_items, d.n_errors, d.n_pairs) == (5, 2, 6)
+    assert d.n_boot < 500  # resamples without an error or a correct item are left out
     # the same seed gives the same interval; identical scores give a zero-width interval
     with pytest.warns(UserWarning):
         again = paired_auroc_difference(scores_a, scores_b, errors, n_boot=500, random_state=1)
@@ -152,6 +153,7 @@ def test_compare_scores_table_and_matched_ve_is_half():
         "verdict",
         "n_items",
         "n_errors",
+        "n_boot",
     ]
     assert len(table) == 3 * 4
     ve = table[(table["subset"] == "matched") & (table["method"] == "ve")].iloc[0]

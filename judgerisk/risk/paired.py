@@ -362,8 +362,8 @@ def paired_auroc_difference(
     -------
     PairedDifference
         ``auroc_a``, ``auroc_b``, ``diff = auroc_a - auroc_b`` on the items, and the
-        percentile interval ``[low, high]`` of the difference over ``n_boot`` resamples
-        (resamples without a usable pair are left out, with a warning when there are any).
+        percentile interval ``[low, high]`` of the difference over the resamples; resamples
+        without a usable pair are left out, with a warning, and ``n_boot`` counts those used.
 
     Notes
     -----
@@ -413,7 +413,15 @@ def paired_auroc_difference(
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(diffs, [alpha, 1.0 - alpha])
     return PairedDifference(
-        auroc_a, auroc_b, auroc_a - auroc_b, float(low), float(high), n, n_pos, n_pairs, n_boot
+        auroc_a,
+        auroc_b,
+        auroc_a - auroc_b,
+        float(low),
+        float(high),
+        n,
+        n_pos,
+        n_pairs,
+        int(ok.sum()),
     )
 
 
@@ -457,7 +465,8 @@ def compare_scores(
     -------
     pandas.DataFrame
         Tidy, one row per subset and other score: ``subset, method, auroc_ref, auroc,
-        diff, low, high, verdict, n_items, n_errors``. ``diff = auroc_ref - auroc``; the
+        diff, low, high, verdict, n_items, n_errors, n_boot`` (``n_boot``: the resamples
+        that held an (error, correct) pair, on which the interval rests). ``diff = auroc_ref - auroc``; the
         verdict follows :data:`BEATS_RULE` (reference "beats"/"trails"/"ties with" method).
         Items where either score is NaN are left out of that comparison (``n_items`` says how
         many were compared).
@@ -477,15 +486,17 @@ def compare_scores(
             ok = sub[[reference, m]].notna().all(axis=1).to_numpy()
             err, grp = sub["error"].to_numpy()[ok], None if groups is None else groups[ok]
             usable = np.ones(len(err), bool) if grp is None else _usable(err, grp)
-            d = paired_auroc_difference(
-                sub[reference].to_numpy()[ok][usable],
-                sub[m].to_numpy()[ok][usable],
-                err[usable],
-                None if grp is None else grp[usable],
-                n_boot=n_boot,
-                level=level,
-                random_state=random_state,
-            )
+            with warnings.catch_warnings():  # resamples left out: reported as n_boot below
+                warnings.filterwarnings("ignore", "bootstrap resamples had no", UserWarning)
+                d = paired_auroc_difference(
+                    sub[reference].to_numpy()[ok][usable],
+                    sub[m].to_numpy()[ok][usable],
+                    err[usable],
+                    None if grp is None else grp[usable],
+                    n_boot=n_boot,
+                    level=level,
+                    random_state=random_state,
+                )
             rows.append(
                 {
                     "subset": subset,
@@ -498,6 +509,7 @@ def compare_scores(
                     "verdict": d.verdict if d.n_pairs else "undefined",
                     "n_items": d.n_items,
                     "n_errors": d.n_errors,
+                    "n_boot": d.n_boot,
                 }
             )
     return pd.DataFrame(rows)
