@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from judgerisk.risk.baselines import BASELINES
-from judgerisk.risk.paired import ABLATION, OPTIONS, compare_scores
+from judgerisk.risk.paired import ABLATION, OPTIONS, compare_pairs, compare_scores
 
 __all__ = ["FULL", "ablation_table", "family_table", "gain_carrier", "option_table"]
 
@@ -110,25 +110,20 @@ def option_table(
         "beats" and "trails"), ``n_baselines`` and ``survives`` (no verdict changed).
     """
     base = [b for b in baselines if b in pooled.columns]
-    default = compare_scores(
-        pooled, "scur", base, subsets, n_boot=n_boot, random_state=random_state
-    ).set_index(["subset", "method"])["verdict"]
+    pairs = [("scur", b) for b in base]
+    for option in options:
+        pairs += [(option, "scur")] + [(option, b) for b in base]
+    table = compare_pairs(
+        pooled, pairs, subsets, n_boot=n_boot, random_state=random_state
+    ).set_index(["subset", "ref", "method"])
     rows = []
     for option in options:
-        vs_base = compare_scores(
-            pooled, option, base, subsets, n_boot=n_boot, random_state=random_state
-        ).set_index(["subset", "method"])["verdict"]
-        vs_default = compare_scores(
-            pooled, option, ["scur"], subsets, n_boot=n_boot, random_state=random_state
-        ).set_index("subset")
         for subset in subsets:
-            d = vs_default.loc[subset]
-            new, old = vs_base.loc[subset], default.loc[subset].reindex(vs_base.loc[subset].index)
-            changed = int((new != old).sum())
-            reversed_ = int(
-                (
-                    ((new == "beats") & (old == "trails")) | ((new == "trails") & (old == "beats"))
-                ).sum()
+            d = table.loc[(subset, option, "scur")]
+            new = table.loc[[(subset, option, b) for b in base], "verdict"].to_numpy()
+            old = table.loc[[(subset, "scur", b) for b in base], "verdict"].to_numpy()
+            reversed_ = ((new == "beats") & (old == "trails")) | (
+                (new == "trails") & (old == "beats")
             )
             rows.append(
                 {
@@ -140,10 +135,10 @@ def option_table(
                     "low": d["low"],
                     "high": d["high"],
                     "verdict": d["verdict"],
-                    "changed": changed,
-                    "reversed": reversed_,
+                    "changed": int((new != old).sum()),
+                    "reversed": int(reversed_.sum()),
                     "n_baselines": len(base),
-                    "survives": changed == 0,
+                    "survives": bool((new == old).all()),
                 }
             )
     return pd.DataFrame(rows)

@@ -53,6 +53,7 @@ __all__ = [
     "SUBSET_NAMES",
     "PairedDifference",
     "best_rows",
+    "compare_pairs",
     "compare_scores",
     "comparison_sentences",
     "format_interval",
@@ -380,17 +381,28 @@ def paired_auroc_difference(
         raise ValueError(f"level must lie in (0, 1), got {level}")
     if n_boot < 1:
         raise ValueError(f"n_boot must be positive, got {n_boot}")
-    g = _same_group(groups, e)
-    n, n_pos = len(e), int(e.sum())
-    n_pairs = int(g.sum()) if g is not None else n_pos * (n - n_pos)
-    auroc_a = weighted_auroc(a, e, groups=groups)
-    auroc_b = weighted_auroc(b, e, groups=groups)
-    if n_pairs == 0:
-        nan = float("nan")
-        return PairedDifference(nan, nan, nan, nan, nan, n, n_pos, 0, n_boot)
-    w = _bootstrap_counts(n, n_boot, random_state)  # items x resamples
-    # block-diagonal when grouped: only pairs within one group count
-    labels = np.zeros(n, np.int64) if groups is None else pd.factorize(np.asarray(groups))[0]
+    w = _bootstrap_counts(len(e), n_boot, random_state)  # items x resamples
+    labels = _group_labels(groups, len(e))
+    num_a, den = _resample_sums(a, e, labels, w)
+    num_b, _ = _resample_sums(b, e, labels, w)
+    return _difference(
+        weighted_auroc(a, e, groups=groups),
+        weighted_auroc(b, e, groups=groups),
+        num_a - num_b,
+        den,
+        e,
+        groups,
+        level,
+    )
+
+
+def _group_labels(groups, n: int) -> np.ndarray:
+    return np.zeros(n, np.int64) if groups is None else pd.factorize(np.asarray(groups))[0]
+
+
+def _resample_sums(score: np.ndarray, e: np.ndarray, labels: np.ndarray, w: np.ndarray):
+    """Per resample: weighted count of correctly ordered pairs, and of pairs (within groups)."""
+    n_boot = w.shape[1]
     num = np.zeros(n_boot)
     den = np.zeros(n_boot)
     for code in np.unique(labels):
@@ -398,20 +410,29 @@ def paired_auroc_difference(
         neg = np.flatnonzero((labels == code) & (e == 0))
         if len(pos) == 0 or len(neg) == 0:
             continue
-        kd = _block_kernel(a, neg, pos) - _block_kernel(b, neg, pos)  # correct x errors
         w_pos, w_neg = w[pos], w[neg]
-        num += ((kd @ w_pos) * w_neg).sum(axis=0, dtype=np.float64)
+        num += ((_block_kernel(score, neg, pos) @ w_pos) * w_neg).sum(axis=0, dtype=np.float64)
         den += w_pos.sum(axis=0, dtype=np.float64) * w_neg.sum(axis=0, dtype=np.float64)
+    return num, den
+
+
+def _difference(auroc_a, auroc_b, num_diff, den, e, groups, level) -> PairedDifference:
+    """The percentile interval of ``num_diff / den`` over the resamples with a pair."""
+    g = _same_group(groups, e)
+    n, n_pos = len(e), int(e.sum())
+    n_pairs = int(g.sum()) if g is not None else n_pos * (n - n_pos)
+    if n_pairs == 0:
+        nan = float("nan")
+        return PairedDifference(nan, nan, nan, nan, nan, n, n_pos, 0, 0)
     ok = den > 0
     if not ok.all():
         warnings.warn(
-            f"{int((~ok).sum())} of {n_boot} bootstrap resamples had no (error, correct) pair "
+            f"{int((~ok).sum())} of {len(den)} bootstrap resamples had no (error, correct) pair "
             "and were left out of the interval",
-            stacklevel=2,
+            stacklevel=3,
         )
-    diffs = num[ok] / den[ok]
     alpha = (1.0 - level) / 2.0
-    low, high = np.quantile(diffs, [alpha, 1.0 - alpha])
+    low, high = np.quantile(num_diff[ok] / den[ok], [alpha, 1.0 - alpha])
     return PairedDifference(
         auroc_a,
         auroc_b,
@@ -433,6 +454,96 @@ def _subset_rows(pooled: pd.DataFrame, subset: str) -> tuple[pd.DataFrame, objec
     if subset == "matched":
         return pooled, pooled["pattern"].to_numpy()
     raise ValueError(f"unknown subset {subset!r}; choose from {list(PAIRED_SUBSETS)}")
+
+
+def compare_pairs(
+    pooled: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    subsets: Sequence[str] = ("all", "hc", "matched"),
+    *,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    random_state: int | None = 0,
+) -> pd.DataFrame:
+    """Paired AUROC differences of pairs of pooled scores, per subset.
+
+    Parameters
+    ----------
+    pooled : pandas.DataFrame
+        Output of :func:`pooled_scores`.
+    pairs : sequence of (str, str)
+        Score columns ``(a, b)``; each row reports AUROC(a) - AUROC(b).
+    subsets : sequence of str, default ("all", "hc", "matched")
+        Among :data:`PAIRED_SUBSETS`.
+    n_boot, level, random_state
+        As in :func:`paired_auroc_difference`. Every comparison of a subset uses the same
+        resamples, so each score's resampled pair counts are computed once and shared.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy, one row per subset and pair: ``subset, ref, method, auroc_ref, auroc, diff,
+        low, high, verdict, n_items, n_errors, n_boot`` (``ref`` = a, ``method`` = b,
+        ``diff = auroc_ref - auroc``; ``n_boot``: the resamples that held an (error, correct)
+        pair, on which the interval rests). The verdict follows :data:`BEATS_RULE`. Items
+        where either score is NaN are left out of that comparison (``n_items`` says how many
+        were compared); under matched votes only items in vote patterns with both an error
+        and a correct verdict count.
+    """
+    for col in ("error", "hc", "prob_hc", "pattern"):
+        if col not in pooled.columns:
+            raise PanelError(f"pooled lacks column {col!r}; pass the output of pooled_scores")
+    missing = sorted({c for pair in pairs for c in pair} - set(pooled.columns))
+    if missing:
+        raise ValueError(f"no column(s) {missing} in pooled; got {list(pooled.columns)}")
+    rows = []
+    for subset in subsets:
+        sub, groups = _subset_rows(pooled, subset)
+        cache: dict = {}
+        for a, b in pairs:
+            ok = sub[[a, b]].notna().all(axis=1).to_numpy()
+            err, grp = sub["error"].to_numpy()[ok], None if groups is None else groups[ok]
+            usable = np.ones(len(err), bool) if grp is None else _usable(err, grp)
+            err, grp = err[usable], None if grp is None else grp[usable]
+            key = bool(ok.all())  # the shared item set: reuse each score's resampled sums
+            labels = _group_labels(grp, len(err))
+            w = _bootstrap_counts(len(err), n_boot, random_state)
+            stats = {}
+            for col in (a, b):
+                if not key or col not in cache:
+                    x = sub[col].to_numpy(float)[ok][usable]
+                    value = (weighted_auroc(x, err, groups=grp), *_resample_sums(x, err, labels, w))
+                    if key:
+                        cache[col] = value
+                stats[col] = cache[col] if key else value
+            with warnings.catch_warnings():  # resamples left out: reported as n_boot below
+                warnings.filterwarnings("ignore", "bootstrap resamples had no", UserWarning)
+                d = _difference(
+                    stats[a][0],
+                    stats[b][0],
+                    stats[a][1] - stats[b][1],
+                    stats[a][2],
+                    err,
+                    grp,
+                    level,
+                )
+            rows.append(
+                {
+                    "subset": subset,
+                    "ref": a,
+                    "method": b,
+                    "auroc_ref": d.auroc_a,
+                    "auroc": d.auroc_b,
+                    "diff": d.diff,
+                    "low": d.low,
+                    "high": d.high,
+                    "verdict": d.verdict if d.n_pairs else "undefined",
+                    "n_items": d.n_items,
+                    "n_errors": d.n_errors,
+                    "n_boot": d.n_boot,
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def compare_scores(
@@ -458,61 +569,25 @@ def compare_scores(
     subsets : sequence of str, default ("all", "hc", "matched")
         Among :data:`PAIRED_SUBSETS`.
     n_boot, level, random_state
-        As in :func:`paired_auroc_difference` (the same resamples for every comparison of a
-        subset).
+        As in :func:`compare_pairs`.
 
     Returns
     -------
     pandas.DataFrame
-        Tidy, one row per subset and other score: ``subset, method, auroc_ref, auroc,
-        diff, low, high, verdict, n_items, n_errors, n_boot`` (``n_boot``: the resamples
-        that held an (error, correct) pair, on which the interval rests). ``diff = auroc_ref - auroc``; the
-        verdict follows :data:`BEATS_RULE` (reference "beats"/"trails"/"ties with" method).
-        Items where either score is NaN are left out of that comparison (``n_items`` says how
-        many were compared).
+        :func:`compare_pairs` without ``ref``: ``subset, method, auroc_ref, auroc, diff, low,
+        high, verdict, n_items, n_errors, n_boot``.
     """
-    for col in ("error", "hc", "prob_hc", "pattern"):
-        if col not in pooled.columns:
-            raise PanelError(f"pooled lacks column {col!r}; pass the output of pooled_scores")
     if others is None:
         others = [m for m in BASELINES if m in pooled.columns]
-    missing = [m for m in (reference, *others) if m not in pooled.columns]
-    if missing:
-        raise ValueError(f"no column(s) {missing} in pooled; got {list(pooled.columns)}")
-    rows = []
-    for subset in subsets:
-        sub, groups = _subset_rows(pooled, subset)
-        for m in others:
-            ok = sub[[reference, m]].notna().all(axis=1).to_numpy()
-            err, grp = sub["error"].to_numpy()[ok], None if groups is None else groups[ok]
-            usable = np.ones(len(err), bool) if grp is None else _usable(err, grp)
-            with warnings.catch_warnings():  # resamples left out: reported as n_boot below
-                warnings.filterwarnings("ignore", "bootstrap resamples had no", UserWarning)
-                d = paired_auroc_difference(
-                    sub[reference].to_numpy()[ok][usable],
-                    sub[m].to_numpy()[ok][usable],
-                    err[usable],
-                    None if grp is None else grp[usable],
-                    n_boot=n_boot,
-                    level=level,
-                    random_state=random_state,
-                )
-            rows.append(
-                {
-                    "subset": subset,
-                    "method": m,
-                    "auroc_ref": d.auroc_a,
-                    "auroc": d.auroc_b,
-                    "diff": d.diff,
-                    "low": d.low,
-                    "high": d.high,
-                    "verdict": d.verdict if d.n_pairs else "undefined",
-                    "n_items": d.n_items,
-                    "n_errors": d.n_errors,
-                    "n_boot": d.n_boot,
-                }
-            )
-    return pd.DataFrame(rows)
+    table = compare_pairs(
+        pooled,
+        [(reference, m) for m in others],
+        subsets,
+        n_boot=n_boot,
+        level=level,
+        random_state=random_state,
+    )
+    return table.drop(columns="ref")
 
 
 def _usable(err: np.ndarray, groups: np.ndarray) -> np.ndarray:
