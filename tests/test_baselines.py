@@ -148,3 +148,32 @@ def test_equal_vote_multisets_give_exactly_equal_scores():
     panel = pd.DataFrame(rows, columns=["item", "judge", "condition", "p"])
     for score in (pe(panel), msp(panel), mean_probability(panel)):
         assert score.nunique() == 1, score.to_dict()
+
+
+def test_pe_ties_unanimous_a_and_unanimous_b_like_ve():
+    # smoothed verdicts: p = 1 - eps (A) or eps (B); 5 or 6 judges, some items unanimous each way
+    eps = 0.05
+    rows = []
+    patterns = {
+        "i0": [1] * 6,
+        "i1": [0] * 6,
+        "i2": [0] * 5,
+        "i3": [1] * 5,
+        "i4": [1, 0, 1, 1, 1, 1],
+    }
+    for item, ys in patterns.items():
+        for j, y in enumerate(ys):
+            p = eps + (1 - 2 * eps) * y
+            rows.append(
+                {
+                    "item": item,
+                    "judge": f"j{j}",
+                    "condition": "original",
+                    "logit": math.log(p / (1 - p)),
+                    "p": p,
+                }
+            )
+    panel = pd.DataFrame(rows)
+    scores_pe, scores_ve = pe(panel), ve(panel)
+    assert scores_pe[["i0", "i1", "i2", "i3"]].nunique() == 1
+    assert (scores_pe.rank() == scores_ve.rank()).all()

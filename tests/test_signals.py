@@ -562,3 +562,18 @@ def test_plots_draw(sim, sim_result):
     with pytest.raises(ValueError, match="errors has no value"):
         plot_scur_by_outcome(ev["scur"], errors.iloc[1:])
     plt.close("all")
+
+
+def test_s_norm_max_uses_the_raw_maximum_of_the_families():
+    panel = simulate_panel(n_items=300, seed=3).data
+    res = scur_scores(panel, seed=0)
+    raw = scur_scores(panel, seed=0, s_norm="max", lmm=res.lmm)
+    t = raw.table
+    expected = t[["z_S_order", "z_S_rubric"]].max(axis=1)
+    np.testing.assert_allclose(t["z_S"], expected)
+    assert "S" not in raw.ecdfs and "S" in res.ecdfs
+    assert raw.settings["s_norm"] == "max"
+    # U and C are untouched by the option
+    np.testing.assert_array_equal(t["z_U"], res.table["z_U"])
+    with pytest.raises(ValueError, match="s_norm"):
+        scur_scores(panel, seed=0, s_norm="mean")

@@ -60,7 +60,10 @@ def _mean_probability(probs: pd.DataFrame) -> pd.Series:
 
 
 def _pe(probs: pd.DataFrame) -> pd.Series:
-    return pd.Series(binary_entropy(_mean_probability(probs)), index=probs.index, name="pe")
+    # rounded too: H(p) and H(1 - p) differ in the last bits, which would break the ties
+    # between items whose panels agree equally strongly on A and on B
+    pe = binary_entropy(_mean_probability(probs)).round(_ROUND)
+    return pd.Series(pe, index=probs.index, name="pe")
 
 
 def _ve(votes: pd.DataFrame) -> pd.Series:

@@ -25,7 +25,7 @@ Public API (stable; other modules code against it)
 ``combine_scur(z) -> Series "scur"``
     ``1 - prod max(1 - z, 1e-12)`` over the columns ``z_U, z_C, z_S`` present in ``z``.
 ``scur_scores(panel, seed, splits=(0.5, 0.3, 0.2), c_kind="xent", s_kind="prob",
-u_conditions="original", lmm=None, lmm_params=None) -> ScurResult``
+u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf") -> ScurResult``
 ``explain(result, item, panel=None) -> ItemExplanation`` (the paper's Table 2 for one item)
 ``riskiest(result, n=10, split="evaluation", threshold=0.9) -> DataFrame`` (Table-2-like list)
 
@@ -52,7 +52,7 @@ u_conditions="original", lmm=None, lmm_params=None) -> ScurResult``
     ``ecdfs``
         Dict component -> :class:`~judgerisk.risk.ecdf.FrozenECDF` (``"S"`` is the ECDF of the max).
     ``settings``
-        Dict of the arguments (seed, splits, c_kind, s_kind, u_conditions).
+        Dict of the arguments (seed, splits, c_kind, s_kind, u_conditions, s_norm).
     ``scores(split=None)``
         The table indexed by item, optionally restricted to ``"reference"`` /
         ``"evaluation"``.
@@ -486,6 +486,7 @@ def scur_scores(
     u_conditions: str = "original",
     lmm=None,
     lmm_params: dict | None = None,
+    s_norm: str = "ecdf",
 ) -> ScurResult:
     """Cross-fitted SCUR risk scores for the reference and evaluation items of one seed.
 
@@ -511,6 +512,11 @@ def scur_scores(
         **lmm_params)``.
     lmm_params : dict, optional
         Constructor arguments of the default model (not together with ``lmm``).
+    s_norm : {"ecdf", "max"}, default "ecdf"
+        How the S families are merged: ``"ecdf"`` (default **[R]**) re-normalises
+        :math:`\\max_k z^{S_k}` with its own reference ECDF, so that :math:`z^S` is uniform on
+        the reference items like :math:`z^U` and :math:`z^C`; ``"max"`` uses the maximum
+        itself, which is stochastically larger than a uniform when both families are kept.
 
     Returns
     -------
@@ -552,6 +558,7 @@ def scur_scores(
         ("c_kind", c_kind, ("xent", "residual")),
         ("s_kind", s_kind, ("prob", "debiased")),
         ("u_conditions", u_conditions, ("original", "all")),
+        ("s_norm", s_norm, ("ecdf", "max")),
     ):
         if val not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, got {val!r}")
@@ -594,10 +601,13 @@ def scur_scores(
         zs = np.column_stack([z[c] for c in s_kept])
         has = ~np.isnan(zs).all(axis=1)
         s_max[has] = np.nanmax(zs[has], axis=1)
-        zmax, ecdf_max, drop_max = _normalise(pd.DataFrame({"S": s_max}), is_ref)
-        z_s = zmax["S"]
-        ecdfs.update(ecdf_max)
-        dropped.update(drop_max)
+        if s_norm == "ecdf":
+            zmax, ecdf_max, drop_max = _normalise(pd.DataFrame({"S": s_max}), is_ref)
+            z_s = zmax["S"]
+            ecdfs.update(ecdf_max)
+            dropped.update(drop_max)
+        else:
+            z_s = s_max.copy()
 
     table = pd.DataFrame(
         {
@@ -634,6 +644,7 @@ def scur_scores(
             "c_kind": c_kind,
             "s_kind": s_kind,
             "u_conditions": u_conditions,
+            "s_norm": s_norm,
         },
     )
 
