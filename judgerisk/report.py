@@ -202,8 +202,8 @@ def render_report(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         panel = load_panel(panel_path)  # fail fast, before starting a kernel
-    check_scorable(panel)  # errors now; its warnings show in the report itself
     params = {**REPORT_DEFAULTS, **(parameters or {})}
+    scores = _score_before_kernel(panel, params, progress)
     if command is None:
         command = (
             f"judgerisk.report.render_report({str(given)!r}, {str(output)!r}, "
@@ -220,18 +220,24 @@ def render_report(
     }
     with tempfile.TemporaryDirectory(prefix="judgerisk-report-") as tmp:
         scores_csv = Path(tmp) / "scores.csv"
+        scores_pq = Path(tmp) / "scores.parquet"
+        scores.to_parquet(scores_pq)
+        scores.reset_index().to_csv(scores_csv, index=False)
         reproduce = {k: v for k, v in record.items() if k != "_t0"}
         reproduce["command_text"] = command_text(record)
         nb_params = {
             "panel_path": str(panel_path),
             **params,
-            "scores_out": str(scores_csv),
+            "scores_path": str(scores_pq),
+            "warnings_text": scores.attrs.get("warnings", []),
             "provenance": reproduce,
         }
         executed = run_notebook(
             nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
-        final = finish_record(record, {"n_items": int(panel["item"].nunique())})
+        final = finish_record(
+            record, {"n_items": int(panel["item"].nunique()), "seeds": scores.attrs["seeds"]}
+        )
         executed.metadata.setdefault("judgerisk", {})["provenance"] = final
         page = notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}")
         extra = _scores_link(scores_csv) + "\n" + html_record_tag(final) + "\n"
@@ -240,6 +246,34 @@ def render_report(
         if keep_notebook is not None:
             atomic_write(Path(keep_notebook), lambda t: nbformat.write(executed, str(t)))
     return output
+
+
+def _score_before_kernel(panel, params: dict, progress: bool):
+    """The report's score table, computed here so that bad input fails before the kernel.
+
+    The notebook then reads it (``scores_path``) instead of scoring again. Warnings of the
+    scoring (thin items, dropped signals) are shown in the report's warnings cell.
+    """
+    import warnings
+
+    from judgerisk.certified import score_panel
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_scorable(panel)
+        scores = score_panel(
+            panel,
+            n_seeds=params["n_seeds"],
+            seed=params["seed"],
+            scur_options={
+                "lmm_params": {
+                    "accelerate": None if params["accelerate"] == "none" else params["accelerate"]
+                }
+            },
+            progress=progress,
+        )
+    scores.attrs["warnings"] = sorted({str(w.message) for w in caught if w.category is UserWarning})
+    return scores
 
 
 #: The report's parameters and their defaults (the notebook's parameters cell).

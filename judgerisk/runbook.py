@@ -9,6 +9,10 @@ executes the given notebooks (all of ``notebooks/*.md`` by default) into
 ``_build/executed/<profile>/`` — never back into ``notebooks/`` — and
 ``--build-book`` then stages the executed copies with ``book/``, ``_config.yml`` and
 ``_toc.yml`` and runs ``jupyter-book build`` with warnings as errors.
+
+Every executed notebook carries its provenance record (:mod:`judgerisk.provenance`) in
+``metadata["judgerisk"]["provenance"]`` and ends with a small footer cell (judgerisk's version,
+the date and the parameters), so each book page says how it was computed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from judgerisk.provenance import finish_record, make_record
+
 __all__ = [
     "REPO_ROOT",
     "notebook_paths",
@@ -27,6 +33,7 @@ __all__ = [
     "execute",
     "stage_book",
     "build_book",
+    "page_footer",
     "main",
 ]
 
@@ -96,6 +103,11 @@ def execute(
     }
     out = out_dir / f"{md_path.stem}.ipynb"
     start = time.perf_counter()
+    record = make_record(
+        ["python", "-m", "judgerisk.runbook", md_path.name, "--profile", profile],
+        {"notebook": md_path.name, "profile": profile, **params},
+        {"notebook": (md_path, None)},
+    )
     papermill.execute_notebook(
         nb,
         str(out),
@@ -104,9 +116,53 @@ def execute(
         cwd=str(cwd or md_path.parent),
         progress_bar=False,
         report_mode=False,
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
     )
     _collapse_injected_parameters(out)
+    _attach_provenance(out, record, params)
     return out, time.perf_counter() - start
+
+
+def _all_parameters(ipynb: Path, injected: dict) -> dict:
+    """The parameters cell's defaults, overridden by the injected ones."""
+    import papermill
+
+    try:
+        found = papermill.inspect_notebook(str(ipynb))
+    except Exception:  # noqa: BLE001 - a notebook without a parameters cell
+        found = {}
+    values = {name: spec.get("default") for name, spec in found.items()}
+    values.update({k: repr(v) for k, v in injected.items()})
+    return values
+
+
+def page_footer(record: dict, parameters: dict) -> str:
+    """The small markdown footer of a book page: version, date and parameters."""
+    version = record["judgerisk"]["version"]
+    commit = record["judgerisk"].get("git_commit")
+    shown = ", ".join(f"`{k} = {v}`" for k, v in parameters.items())
+    return (
+        f"<small>Computed with judgerisk {version}"
+        + (f" (commit {commit[:12]})" if commit else "")
+        + f" on {record['started'][:10]}"
+        + (f"; parameters: {shown}" if shown else "")
+        + ".</small>"
+    )
+
+
+def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
+    """Store the provenance record in the notebook's metadata and add the page footer."""
+    import nbformat
+
+    nb = nbformat.read(ipynb, as_version=4)
+    final = finish_record(record, {"parameters": _all_parameters(ipynb, injected)})
+    nb.metadata.setdefault("judgerisk", {})["provenance"] = final
+    footer = nbformat.v4.new_markdown_cell(
+        page_footer(final, final["settings"]["parameters"]),
+        metadata={"tags": ["judgerisk-provenance"]},
+    )
+    nb.cells.append(footer)
+    nbformat.write(nb, ipynb)
 
 
 def _collapse_injected_parameters(ipynb: Path) -> None:

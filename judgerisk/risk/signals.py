@@ -520,8 +520,8 @@ def scur_scores(
 
     Raises
     ------
-    ValueError
-        When the reference split is empty or no signal varies on it.
+    judgerisk.panel.PanelError
+        When the reference split is empty or no signal varies on it (a ``ValueError``).
 
     Notes
     -----
@@ -561,7 +561,7 @@ def scur_scores(
     split = split_items(pd.unique(panel["item"]), seed, splits)
     row_split = split.reindex(panel["item"].to_numpy()).to_numpy()
     if not (split == "reference").any():
-        raise ValueError(
+        raise PanelError(
             f"the reference split is empty ({len(split)} items, splits={tuple(splits)}); "
             "SCUR needs reference items to normalise the signals"
         )
@@ -614,9 +614,10 @@ def scur_scores(
     )
     combined = tuple(c for c in _Z_COLUMNS if not table[c].isna().all())
     if not combined:
-        raise ValueError(
+        raise PanelError(
             f"no risk signal varies on the reference split (dropped: {dropped}); "
-            "SCUR cannot rank the items"
+            "SCUR cannot rank the items (a panel whose judges all give the same answers "
+            "carries no risk information)"
         )
     table["scur"] = combine_scur(table[list(combined)]).to_numpy()
     return ScurResult(
