@@ -332,7 +332,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="comma-separated conditions",
     )
     p.add_argument(
-        "--no-gold", dest="gold", action="store_false", help="leave the gold column out (gold: kept)"
+        "--no-gold",
+        dest="gold",
+        action="store_false",
+        help="leave the gold column out (gold: kept)",
     )
     p.add_argument("--labels", help="also write the gold labels (item, gold) to this file")
     p.set_defaults(func=_run_simulate)
@@ -400,9 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("scores", help="score table from `judgerisk score`")
     p.add_argument("--calibration", required=True, help="labelled items: columns item, gold")
     p.add_argument("--alpha", type=_alpha, default=0.1, help="target false discovery rate")
-    p.add_argument(
-        "--score", default="scur", help="risk column to threshold (larger = riskier)"
-    )
+    p.add_argument("--score", default="scur", help="risk column to threshold (larger = riskier)")
     p.add_argument("--verdict", default="majority", help="verdict column to certify")
     p.add_argument(
         "--allow-any-score",

@@ -411,8 +411,7 @@ def _check_gold(out: pd.DataFrame) -> None:
     differing = key.to_numpy() != out["item"].map(usual).to_numpy()
     if differing.any():
         raise _fail(
-            "column 'gold' differs within one item (rows that differ from the item's usual "
-            "label)",
+            "column 'gold' differs within one item (rows that differ from the item's usual label)",
             out,
             differing,
             [*REQUIRED, "gold"],

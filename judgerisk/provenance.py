@@ -33,9 +33,8 @@ import os
 import platform
 import shlex
 import subprocess
-import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
@@ -156,7 +155,7 @@ def make_record(
         "parameters": _jsonable(parameters),
         "inputs": {role: _input_entry(p, n) for role, (p, n) in (inputs or {}).items()},
         "environment": {**library_versions(), "platform": platform.platform()},
-        "started": datetime.fromtimestamp(started, tz=timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.fromtimestamp(started, tz=UTC).isoformat(timespec="seconds"),
         "_t0": started,
     }
 
@@ -226,8 +225,7 @@ def check_output_path(
     path = Path(path)
     if suffixes is not None and path.suffix.lower() not in suffixes:
         raise OutputPathError(
-            f"{option} {path}: unsupported file type {path.suffix!r}; use "
-            + ", ".join(suffixes)
+            f"{option} {path}: unsupported file type {path.suffix!r}; use " + ", ".join(suffixes)
         )
     folder = path.resolve().parent
     if not folder.is_dir():

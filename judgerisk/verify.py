@@ -110,10 +110,7 @@ def compare_tables(
         else:
             x, y = a.to_numpy(object), b.to_numpy(object)
             same = np.array(
-                [
-                    (pd.isna(u) and pd.isna(v)) or str(u) == str(v)
-                    for u, v in zip(x, y, strict=True)
-                ]
+                [(pd.isna(u) and pd.isna(v)) or str(u) == str(v) for u, v in zip(x, y, strict=True)]
             )
         for i in np.flatnonzero(~same):
             n_diff += 1

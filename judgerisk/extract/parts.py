@@ -60,9 +60,7 @@ def write_manifest(out_dir: Path, manifest: dict, provenance: dict | None = None
     if path.exists():
         old = json.loads(path.read_text(encoding="utf-8"))
         diff = {
-            k: (old.get(k), v)
-            for k, v in manifest.items()
-            if k != "provenance" and old.get(k) != v
+            k: (old.get(k), v) for k, v in manifest.items() if k != "provenance" and old.get(k) != v
         }
         if diff:
             raise ValueError(
