@@ -476,8 +476,10 @@ _WRITERS = {
     ".csv": lambda df, path: df.to_csv(path, index=False),
     ".parquet": lambda df, path: df.to_parquet(path, index=False),
     ".pq": lambda df, path: df.to_parquet(path, index=False),
-    ".jsonl": lambda df, path: df.to_json(path, orient="records", lines=True),
-    ".ndjson": lambda df, path: df.to_json(path, orient="records", lines=True),
+    ".jsonl": lambda df, path: df.to_json(path, orient="records", lines=True, double_precision=15),
+    ".ndjson": lambda df, path: df.to_json(
+        path, orient="records", lines=True, double_precision=15
+    ),
 }
 
 

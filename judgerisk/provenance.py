@@ -223,6 +223,12 @@ def check_output_path(
         Naming the option, the path and what is wrong.
     """
     path = Path(path)
+    targets = {path.resolve(), sidecar_path(path).resolve()}
+    for inp in inputs:
+        if inp is not None and Path(inp).resolve() in targets:
+            raise OutputPathError(
+                f"{option} {path} would overwrite the input {inp}; choose another output file"
+            )
     if suffixes is not None and path.suffix.lower() not in suffixes:
         raise OutputPathError(
             f"{option} {path}: unsupported file type {path.suffix!r}; use " + ", ".join(suffixes)
@@ -234,12 +240,6 @@ def check_output_path(
         raise OutputPathError(f"{option} {path}: is a folder, not a file")
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise OutputPathError(f"{option} {path}: not writable")
-    targets = {path.resolve(), sidecar_path(path).resolve()}
-    for inp in inputs:
-        if inp is not None and Path(inp).resolve() in targets:
-            raise OutputPathError(
-                f"{option} {path} would overwrite the input {inp}; choose another output file"
-            )
     return path
 
 
