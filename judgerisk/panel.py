@@ -477,9 +477,7 @@ _WRITERS = {
     ".parquet": lambda df, path: df.to_parquet(path, index=False),
     ".pq": lambda df, path: df.to_parquet(path, index=False),
     ".jsonl": lambda df, path: df.to_json(path, orient="records", lines=True, double_precision=15),
-    ".ndjson": lambda df, path: df.to_json(
-        path, orient="records", lines=True, double_precision=15
-    ),
+    ".ndjson": lambda df, path: df.to_json(path, orient="records", lines=True, double_precision=15),
 }
 
 
