@@ -75,6 +75,7 @@ __all__ = [
     "SCORE_COLUMNS",
     "RISK_SCORES",
     "score_panel",
+    "accelerate_options",
     "panel_errors",
     "select_items",
     "best_single_judge",
@@ -223,6 +224,13 @@ def score_panel(
         out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(items)
     out.attrs["seeds"] = list(range(seed, s))
     return out
+
+
+def accelerate_options(accelerate: str = "anderson") -> dict:
+    """``scur_options`` for the command line's ``--accelerate`` (``"anderson"`` or ``"none"``)."""
+    if accelerate not in ("anderson", "none"):
+        raise PanelError(f"accelerate must be 'anderson' or 'none', got {accelerate!r}")
+    return {"lmm_params": {"accelerate": None if accelerate == "none" else accelerate}}
 
 
 def _check_count(name: str, value, minimum: int = 1) -> None:

@@ -139,12 +139,8 @@ _ACCELERATE_HELP = (
 )
 
 
-def _scur_options(accelerate: str) -> dict:
-    return {"lmm_params": {"accelerate": None if accelerate == "none" else accelerate}}
-
-
 def _run_score(args: argparse.Namespace) -> int:
-    from judgerisk.certified import score_panel
+    from judgerisk.certified import accelerate_options, score_panel
     from judgerisk.panel import load_panel
 
     check_output_path(args.output, inputs=(args.panel,))
@@ -158,7 +154,7 @@ def _run_score(args: argparse.Namespace) -> int:
         seed=args.seed,
         aggregators=aggregators,
         max_seeds=args.max_seeds,
-        scur_options=_scur_options(args.accelerate),
+        scur_options=accelerate_options(args.accelerate),
         progress=args.progress,
     )
     seeds = table.attrs.get("seeds", [])

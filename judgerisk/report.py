@@ -256,7 +256,7 @@ def _score_before_kernel(panel, params: dict, progress: bool):
     """
     import warnings
 
-    from judgerisk.certified import score_panel
+    from judgerisk.certified import accelerate_options, score_panel
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -265,11 +265,7 @@ def _score_before_kernel(panel, params: dict, progress: bool):
             panel,
             n_seeds=params["n_seeds"],
             seed=params["seed"],
-            scur_options={
-                "lmm_params": {
-                    "accelerate": None if params["accelerate"] == "none" else params["accelerate"]
-                }
-            },
+            scur_options=accelerate_options(params["accelerate"]),
             progress=progress,
         )
     scores.attrs["warnings"] = sorted({str(w.message) for w in caught if w.category is UserWarning})

@@ -131,7 +131,7 @@ def _recompute(record: dict) -> pd.DataFrame:
     command = params.get("command")
     inputs = {role: entry["path"] for role, entry in record.get("inputs", {}).items()}
     if command in ("score", "report"):
-        from judgerisk.certified import score_panel
+        from judgerisk.certified import accelerate_options, score_panel
 
         aggregators = params.get("aggregators", "majority,dawid_skene")
         with warnings.catch_warnings():
@@ -142,13 +142,7 @@ def _recompute(record: dict) -> pd.DataFrame:
                 seed=params["seed"],
                 aggregators=tuple(a for a in aggregators.split(",") if a),
                 max_seeds=params.get("max_seeds"),
-                scur_options={
-                    "lmm_params": {
-                        "accelerate": None
-                        if params.get("accelerate") == "none"
-                        else params.get("accelerate", "anderson")
-                    }
-                },
+                scur_options=accelerate_options(params.get("accelerate", "anderson")),
             )
         return table.reset_index()
     if command == "select":
