@@ -89,7 +89,11 @@ async def _probe(ws_url: str, urls: list[str], settle_s: float) -> list[dict]:
                 "Runtime.evaluate", {"expression": PAGE_PROBE, "returnByValue": True}, session
             )
             probe = json.loads(value["result"]["value"])
-            settled = not probe["raw_math"] and all(i["ok"] for i in probe["images"])
+            settled = (
+                not probe["raw_math"]
+                and all(i["ok"] for i in probe["images"])
+                and probe["mathjax_loaded"]  # a page without math must still load MathJax
+            )
             if settled and probe["title"]:
                 break
         probe["url"] = url
