@@ -563,8 +563,17 @@ def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS
     -------
     pandas.DataFrame
         The validated panel.
+
+    Raises
+    ------
+    PanelError
+        From :func:`read_table` or :func:`validate_panel`, prefixed with the file's path.
     """
-    return validate_panel(read_table(path), conditions=conditions)
+    table = read_table(path)
+    try:
+        return validate_panel(table, conditions=conditions)
+    except PanelError as exc:  # name the file; rows are 0-based data rows (file line = row + 2)
+        raise type(exc)(f"{path}: {exc}") from None
 
 
 def save_panel(panel: pd.DataFrame, path: str | Path) -> Path:
