@@ -56,7 +56,15 @@ import pandas as pd
 from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.describe import judge_accuracy
-from judgerisk.panel import ORIGINAL, PanelError, gold_labels, to_wide, validate_panel
+from judgerisk.panel import (
+    CONDITIONS,
+    ORIGINAL,
+    PanelError,
+    check_scorable,
+    gold_labels,
+    to_wide,
+    validate_panel,
+)
 from judgerisk.risk.baselines import BASELINES, baseline_scores
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
@@ -65,7 +73,9 @@ from judgerisk.selective.scope import Scope
 
 __all__ = [
     "SCORE_COLUMNS",
+    "RISK_SCORES",
     "score_panel",
+    "accelerate_options",
     "panel_errors",
     "select_items",
     "best_single_judge",
@@ -74,6 +84,22 @@ __all__ = [
     "summarize_certified",
     "certify_panels",
 ]
+
+#: Risk scores of a :func:`score_panel` table (larger = riskier): what ``select`` may threshold.
+RISK_SCORES: tuple[str, ...] = (
+    "scur",
+    "z_U",
+    "z_C",
+    "z_S",
+    "z_S_order",
+    "z_S_rubric",
+    "U",
+    "C",
+    "S",
+    "S_order",
+    "S_rubric",
+    *BASELINES,
+)
 
 #: SCUR columns averaged over the seeds in :func:`score_panel`.
 SCORE_COLUMNS: tuple[str, ...] = (
@@ -131,7 +157,16 @@ def score_panel(
     pandas.DataFrame
         Indexed by item (sorted): ``n_scored`` (seeds that scored the item), the columns of
         :data:`SCORE_COLUMNS` (means over those seeds), ``scur_sd`` (spread over seeds), the
-        baselines, the aggregator columns, and ``gold`` when the panel has it.
+        baselines, the aggregator columns, and ``gold`` when the panel has it (NaN for
+        unlabelled items). ``attrs["seeds"]`` lists the seeds run: ``n_seeds`` of them, plus
+        the top-up seeds ``max_seeds`` allowed (the progress bar shows them as such).
+
+    Raises
+    ------
+    PanelError
+        For a panel that breaks the contract (unknown condition names included), fewer than
+        two judges (:func:`judgerisk.panel.check_scorable`), or ``n_seeds`` / ``seed`` /
+        ``max_seeds`` that are not integers of the right range.
 
     Notes
     -----
@@ -140,16 +175,24 @@ def score_panel(
     See the module docstring for why this average keeps labelled and unlabelled items
     exchangeable.
     """
-    panel = validate_panel(panel, conditions=None)
-    gold = gold_labels(panel) if "gold" in panel.columns else None
+    _check_count("n_seeds", n_seeds)
+    _check_count("seed", seed, minimum=0)
+    if max_seeds is not None:
+        _check_count("max_seeds", max_seeds)
+    panel = validate_panel(panel, conditions=CONDITIONS)
+    check_scorable(panel)
     unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
-    items = pd.Index(np.sort(pd.unique(unlabelled["item"])), name="item")
+    items = pd.Index(pd.unique(unlabelled["item"]), name="item").sort_values()
     max_seeds = max(4 * n_seeds, 20) if max_seeds is None else max(max_seeds, n_seeds)
     tables = []
     scored = pd.Series(0, index=items)
-    bar = progress_bar(total=n_seeds, enabled=progress, desc="SCUR seeds")
+    bar = progress_bar(total=n_seeds, enabled=progress, desc="SCUR seeds", unit="seed")
     s = seed
     while s - seed < n_seeds or ((scored == 0).any() and s - seed < max_seeds):
+        if s - seed >= bar.total:  # a top-up seed: the bar says so instead of overrunning
+            bar.total = s - seed + 1
+            bar.set_description("SCUR seeds (top-up: unscored items)")
+            bar.refresh()
         res = scur_scores(unlabelled, seed=s, **(scur_options or {}))
         tables.append(res.table.assign(seed=s))
         scored = scored.add(res.table.groupby("item").size(), fill_value=0)
@@ -178,9 +221,23 @@ def score_panel(
         agg = aggregate(unlabelled, name, random_state=seed).set_index("item")
         out[name] = agg["verdict"].reindex(items)
         out[f"{name}_posterior"] = agg["posterior"].reindex(items)
-    if gold is not None:
-        out["gold"] = np.where(gold.reindex(items).to_numpy() == 1, "A", "B")
+    if "gold" in panel.columns:
+        out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(items)
+    out.attrs["seeds"] = list(range(seed, s))
     return out
+
+
+def accelerate_options(accelerate: str = "anderson") -> dict:
+    """``scur_options`` for the command line's ``--accelerate`` (``"anderson"`` or ``"none"``)."""
+    if accelerate not in ("anderson", "none"):
+        raise PanelError(f"accelerate must be 'anderson' or 'none', got {accelerate!r}")
+    return {"lmm_params": {"accelerate": None if accelerate == "none" else accelerate}}
+
+
+def _check_count(name: str, value, minimum: int = 1) -> None:
+    """An integer option of at least ``minimum``, or a :class:`PanelError` naming it."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise PanelError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def panel_errors(verdict, gold) -> pd.Series:
@@ -198,19 +255,22 @@ def panel_errors(verdict, gold) -> pd.Series:
     g = pd.Series(gold).reindex(pd.Series(verdict).index)
     bad = ~g.isin(["A", "B"])
     if bad.any():
-        raise ValueError(f"gold must be 'A' or 'B'; bad at items {list(g.index[bad][:10])}")
+        raise PanelError(f"gold must be 'A' or 'B'; bad at items {list(g.index[bad][:10])}")
     return (pd.Series(verdict) != g).rename("error")
 
 
 def _as_item_frame(df: pd.DataFrame, what: str) -> pd.DataFrame:
     if "item" in df.columns:
+        if df["item"].isna().any():
+            rows = list(np.flatnonzero(df["item"].isna().to_numpy())[:10])
+            raise PanelError(f"{what}: column 'item' has missing values at rows {rows}")
         if df["item"].duplicated().any():
             dups = df.loc[df["item"].duplicated(), "item"].unique()[:10].tolist()
-            raise ValueError(f"{what}: duplicated item(s) {dups}")
+            raise PanelError(f"{what}: column 'item' has duplicated item(s) {dups}")
         return df.set_index("item")
     if df.index.name == "item":
         return df
-    raise ValueError(f"{what} needs an 'item' column; got columns {list(df.columns)}")
+    raise PanelError(f"{what} needs an 'item' column; got columns {list(df.columns)}")
 
 
 def select_items(
@@ -219,6 +279,7 @@ def select_items(
     alpha: float = 0.1,
     score: str = "scur",
     verdict: str = "majority",
+    allow_any_score: bool = False,
 ) -> pd.DataFrame:
     """Certified accept / abstain decisions from a labelled calibration subset.
 
@@ -233,9 +294,12 @@ def select_items(
     alpha : float in (0, 1), default 0.1
         Target false discovery rate of the accepted verdicts.
     score : str, default "scur"
-        Uncertainty column to threshold (larger = riskier): ``scur``, ``pe``, ...
+        Risk column to threshold (larger = riskier): one of :data:`RISK_SCORES`.
     verdict : str, default "majority"
         Column holding the panel verdict to certify ("A"/"B").
+    allow_any_score : bool, default False
+        Accept a ``score`` column outside :data:`RISK_SCORES` (e.g. a posterior, where
+        *larger* means *safer*: thresholding it certifies nothing sensible).
 
     Returns
     -------
@@ -243,8 +307,14 @@ def select_items(
         One row per item: ``item, role`` ("calibration" / "test"), ``score`` (the chosen column),
         ``verdict``, ``gold`` (calibration items only), ``error`` (calibration only),
         ``accepted`` (test items: score <= threshold; False for calibration items), ``decision``
-        ("accept", "abstain" or "calibration"), ``threshold``, ``alpha``. ``attrs`` holds
-        ``threshold``, ``feasible``, ``n_calibration``, ``calibration_errors``.
+        ("accept", "abstain" or "calibration"), ``threshold``, ``feasible`` (False when no
+        threshold satisfies the calibration condition: nothing is accepted), ``alpha``.
+        ``attrs`` holds ``threshold``, ``feasible``, ``n_calibration``, ``calibration_errors``.
+
+    Warns
+    -----
+    UserWarning
+        When the calibration is empty or no threshold is feasible (every test item abstained).
 
     Notes
     -----
@@ -254,34 +324,44 @@ def select_items(
     (NaN) is never accepted; a calibration item without a score is an error (exit code 2 in the
     CLI). When no threshold is feasible every test item is abstained on.
     """
+    if not 0.0 < float(alpha) < 1.0:
+        raise PanelError(f"alpha must lie in (0, 1), got {alpha!r}")
     sc = _as_item_frame(scores, "scores")
     cal = _as_item_frame(calibration, "calibration")
     for col in (score, verdict):
         if col not in sc.columns:
-            raise ValueError(f"scores has no column {col!r}; columns are {list(sc.columns)}")
+            raise PanelError(f"scores has no column {col!r}; columns are {list(sc.columns)}")
+    if score not in RISK_SCORES and not allow_any_score:
+        raise PanelError(
+            f"score column {score!r} is not a risk score (larger = riskier); choose among "
+            f"{[c for c in RISK_SCORES if c in sc.columns]}, or pass allow_any_score "
+            "(--allow-any-score) if it is one"
+        )
     if "gold" not in cal.columns:
-        raise ValueError(f"calibration needs a 'gold' column; got {list(cal.columns)}")
+        raise PanelError(f"calibration needs a 'gold' column; got {list(cal.columns)}")
+    sc.index, cal.index = _common_item_type(sc.index, cal.index)
     unknown = cal.index.difference(sc.index)
     if len(unknown):
-        raise ValueError(
+        raise PanelError(
             f"{len(unknown)} calibration item(s) are not in the scores: {list(unknown[:10])}"
         )
     bad_gold = ~cal["gold"].isin(["A", "B"])
     if bad_gold.any():
-        raise ValueError(
-            f"calibration gold must be 'A' or 'B'; bad at items {list(cal.index[bad_gold][:10])}"
+        raise PanelError(
+            "calibration gold must be 'A' or 'B'; bad at items "
+            f"{list(cal.index[bad_gold][:10])} (values {list(cal['gold'][bad_gold][:10])})"
         )
     s = pd.to_numeric(sc[score], errors="coerce")
     v = sc[verdict].astype(object)
     bad_v = ~v.isin(["A", "B"])
     if bad_v.any():
-        raise ValueError(
+        raise PanelError(
             f"verdict column {verdict!r} must be 'A' or 'B'; bad at items "
             f"{list(sc.index[bad_v][:10])}"
         )
     cal_s = s.reindex(cal.index)
     if cal_s.isna().any():
-        raise ValueError(
+        raise PanelError(
             f"calibration items without a {score!r} score: {list(cal_s.index[cal_s.isna()][:10])}"
         )
     err = panel_errors(v.reindex(cal.index), cal["gold"])
@@ -305,9 +385,18 @@ def select_items(
             "accepted": accepted,
             "decision": np.where(is_cal, "calibration", np.where(accepted, "accept", "abstain")),
             "threshold": sel.threshold_,
+            "feasible": bool(sel.feasible_),
             "alpha": alpha,
         }
     )
+    if not sel.feasible_:
+        warnings.warn(
+            f"no threshold is feasible on {len(cal)} calibration item(s) at alpha={alpha}: "
+            f"nothing can be accepted, all {int((~is_cal).sum())} test item(s) are abstained "
+            "on (label more items, or raise alpha)",
+            UserWarning,
+            stacklevel=2,
+        )
     out.attrs.update(
         threshold=float(sel.threshold_),
         feasible=bool(sel.feasible_),
@@ -315,6 +404,17 @@ def select_items(
         calibration_errors=int(err.sum()),
     )
     return out
+
+
+def _common_item_type(a: pd.Index, b: pd.Index) -> tuple[pd.Index, pd.Index]:
+    """Item indexes of two tables read separately, made comparable.
+
+    csv ids that are all plain integers are read as integers, others as text; when one
+    table's ids are integers and the other's text, both are compared as text.
+    """
+    if pd.api.types.is_numeric_dtype(a) == pd.api.types.is_numeric_dtype(b) or not len(b):
+        return a, b
+    return a.map(str).rename(a.name), b.map(str).rename(b.name)
 
 
 def _paired_judges(panel: pd.DataFrame) -> list[str]:
@@ -432,9 +532,17 @@ def certify_panel(
     same splits, so coverages at equal :math:`\\alpha` are directly comparable. The panel
     verdict's errors are :math:`E_i = 1[\\hat y^{panel}_i \\ne y^*_i]`; BPE's are the judge's own.
     """
-    panel = validate_panel(panel, conditions=None)
+    panel = validate_panel(panel, conditions=CONDITIONS)
     if "gold" not in panel.columns:
         raise PanelError("certify_panel needs a panel with a 'gold' column")
+    unknown_scores = [c for c in panel_scores if scores is not None and c not in scores.columns]
+    if scores is None:
+        unknown_scores = [c for c in panel_scores if c not in RISK_SCORES]
+    if unknown_scores:
+        raise PanelError(
+            f"panel_scores {unknown_scores} are not risk score columns; choose among "
+            f"{list(RISK_SCORES)}"
+        )
     if scores is None:
         scores = score_panel(
             panel,
@@ -444,10 +552,9 @@ def certify_panel(
             scur_options=scur_options,
             progress=progress,
         )
-    gold = pd.Series(
-        np.where(gold_labels(panel).to_numpy() == 1, "A", "B"), index=gold_labels(panel).index
-    )
-    keep = pd.Series(True, index=scores.index)
+    labels = gold_labels(panel)
+    gold = pd.Series(np.where(labels.to_numpy() == 1, "A", "B"), index=labels.index)
+    keep = pd.Series(scores.index.isin(gold.index), index=scores.index)
     for col in panel_scores:
         keep &= np.isfinite(pd.to_numeric(scores[col], errors="coerce"))
     judge, single = None, None
@@ -466,7 +573,8 @@ def certify_panel(
     n_dropped = int(len(keep) - len(items))
     if n_dropped:
         warnings.warn(
-            f"{n_dropped} item(s) without every score are left out of the comparison",
+            f"{n_dropped} item(s) without gold or without every score are left out of the "
+            "comparison",
             UserWarning,
             stacklevel=2,
         )

@@ -12,7 +12,11 @@ Exit codes
 130   interrupted (Ctrl-C)
 ====  ===========================================================================
 
-Errors go to stderr as one ``judgerisk <command>: error: ...`` line (plus the validation details).
+Errors go to stderr as one ``judgerisk <command>: error: ...`` line (plus the validation details),
+warnings as ``judgerisk <command>: warning: ...`` lines. Every output path is checked before any
+work (extension, folder, writable, not an input), every output is written atomically, and every
+output carries its provenance record (:mod:`judgerisk.provenance`), which ``judgerisk verify``
+checks.
 """
 
 from __future__ import annotations
@@ -20,12 +24,15 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+import time
 import warnings
 
 import numpy as np
 
 from judgerisk import rerun
-from judgerisk.panel import CONDITIONS, PanelError, read_table, write_table
+from judgerisk.panel import CONDITIONS, PanelError, read_table
+from judgerisk.provenance import check_output_path, finish_record, make_record
+from judgerisk.provenance import write_table_with_record as _write_output
 from judgerisk.risk.lmm import DEFAULT_ACCELERATE
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_RUNTIME", "EXIT_USAGE", "EXIT_DEPENDENCY"]
@@ -39,6 +46,7 @@ examples:
   judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 -o decisions.csv
   judgerisk report panel.csv -o report.html
   judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb
+  judgerisk verify report.html
   judgerisk extract --help
 
 exit codes: 0 ok, 1 runtime error, 2 usage error or bad input (e.g. a panel that breaks the
@@ -65,25 +73,59 @@ def _alpha(text: str) -> float:
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
     return value
 
 
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"expected an integer in [0, 2**32), got {text}")
+    return value
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Descriptions as written, and every option's default in its help."""
+
+
+_ARGV_KEYS = ("func", "command")
+
+
+def _record(args: argparse.Namespace, inputs: dict) -> dict:
+    """The provenance record of this command line (every option, defaults included)."""
+    params = {k: v for k, v in vars(args).items() if k not in _ARGV_KEYS}
+    return make_record(
+        ["judgerisk", *args.argv], {"command": args.command, **params}, inputs, args.started
+    )
+
+
 # --------------------------------------------------------------------------- simulate
 def _run_simulate(args: argparse.Namespace) -> int:
-    from judgerisk.panel import save_panel
     from judgerisk.simulate import simulate_panel
 
+    check_output_path(args.output)
+    if args.labels is not None:
+        check_output_path(args.labels, option="--labels", inputs=(args.output,))
     sim = simulate_panel(
         n_items=args.n_items, n_judges=args.n_judges, conditions=args.conditions, seed=args.seed
     )
     data = sim.data if args.gold else sim.data.drop(columns="gold")
-    out = save_panel(data, args.output)
+    record = _record(args, {})
+    settings = {"n_items": int(data["item"].nunique()), "rows": len(data)}
+    out = _write_output(data, args.output, finish_record(record, settings))
     if args.labels is not None:
         labels = sim.data.drop_duplicates("item")[["item", "gold"]]
-        write_table(labels, args.labels)
+        labels_record = finish_record(record, {"part": "labels"})
+        labels_record["parameters"]["part"] = "labels"
+        _write_output(labels, args.labels, labels_record)
     print(
         f"wrote {out}: {data['item'].nunique()} items x {data['judge'].nunique()} judges x "
         f"{data['condition'].nunique()} conditions ({len(data)} rows)",
@@ -94,30 +136,40 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- score
 _ACCELERATE_HELP = (
-    f"LMM fitting: 'anderson' (Anderson-accelerated sweeps, same fixed point as the plain "
-    f"sweeps, converges where they drift) or 'none' (the plain sweeps of the paper); default "
-    f"{DEFAULT_ACCELERATE!r}, the library's default"
+    "LMM fitting: 'anderson' (Anderson-accelerated sweeps, same fixed point as the "
+    "plain sweeps, converges where they drift) or 'none' (the plain sweeps of the latent measurement "
+    "model's fit)"
 )
 
 
-def _scur_options(accelerate: str) -> dict:
-    return {"lmm_params": {"accelerate": None if accelerate == "none" else accelerate}}
-
-
 def _run_score(args: argparse.Namespace) -> int:
-    from judgerisk.certified import score_panel
+    from judgerisk.certified import accelerate_options, score_panel
     from judgerisk.panel import load_panel
 
+    check_output_path(args.output, inputs=(args.panel,))
+    aggregators = tuple(a.strip() for a in args.aggregators.split(",") if a.strip())
+    _check_aggregators(aggregators)
     panel = load_panel(args.panel)
+    record = _record(args, {"panel": (args.panel, len(panel))})
     table = score_panel(
         panel,
         n_seeds=args.n_seeds,
         seed=args.seed,
-        aggregators=tuple(args.aggregators.split(",")) if args.aggregators else (),
-        scur_options=_scur_options(args.accelerate),
+        aggregators=aggregators,
+        max_seeds=args.max_seeds,
+        scur_options=accelerate_options(args.accelerate),
         progress=args.progress,
     )
-    write_table(table.reset_index(), args.output)
+    seeds = table.attrs.get("seeds", [])
+    if len(seeds) > args.n_seeds:
+        print(
+            f"judgerisk score: note: ran {len(seeds)} seeds: the {args.n_seeds} asked and "
+            f"{len(seeds) - args.n_seeds} more so that every item is scored "
+            f"(cap with --max-seeds {args.n_seeds})",
+            file=sys.stderr,
+        )
+    settings = {"seeds": seeds, "n_items": len(table), "columns": list(table.columns)}
+    _write_output(table.reset_index(), args.output, finish_record(record, settings))
     print(
         f"wrote {args.output}: {len(table)} items; columns {', '.join(table.columns)}",
         file=sys.stderr,
@@ -125,29 +177,54 @@ def _run_score(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_aggregators(names: tuple[str, ...]) -> None:
+    from judgerisk.aggregators.aggregate import AGGREGATORS
+
+    unknown = [n for n in names if n not in AGGREGATORS]
+    if unknown:
+        raise PanelError(
+            f"--aggregators: unknown aggregator(s) {unknown}; choose among {list(AGGREGATORS)}"
+        )
+
+
 # --------------------------------------------------------------------------- select
 def _run_select(args: argparse.Namespace) -> int:
     from judgerisk.certified import select_items
 
+    check_output_path(args.output, inputs=(args.scores, args.calibration))
     scores = read_table(args.scores)
     calibration = read_table(args.calibration)
+    record = _record(
+        args,
+        {"scores": (args.scores, len(scores)), "calibration": (args.calibration, len(calibration))},
+    )
     decisions = select_items(
         scores,
         calibration,
         alpha=args.alpha,
         score=args.score,
         verdict=args.verdict,
+        allow_any_score=args.allow_any_score,
     )
-    write_table(decisions, args.output)
+    attrs = dict(decisions.attrs)
+    _write_output(decisions, args.output, finish_record(record, attrs))
     test = decisions[decisions["role"] == "test"]
     n_acc = int(test["accepted"].sum())
-    lam = decisions.attrs.get("threshold", float("nan"))
-    print(
-        f"{args.score} threshold {lam:.6g} calibrated on {int((decisions['role'] == 'calibration').sum())} "
-        f"labelled items: accepted {n_acc} of {len(test)} items "
-        f"(expected false discovery rate <= {args.alpha}); wrote {args.output}",
-        file=sys.stderr,
-    )
+    lam = attrs.get("threshold", float("nan"))
+    n_cal = int((decisions["role"] == "calibration").sum())
+    if attrs.get("feasible", False):
+        print(
+            f"{args.score} threshold {lam:.6g} calibrated on {n_cal} labelled items: accepted "
+            f"{n_acc} of {len(test)} items (expected false discovery rate <= {args.alpha}); "
+            f"wrote {args.output}",
+            file=sys.stderr,
+        )
+    else:
+        print(
+            f"no feasible {args.score} threshold on {n_cal} labelled items at alpha "
+            f"{args.alpha}: accepted 0 of {len(test)} items (all abstained); wrote {args.output}",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 
@@ -166,9 +243,26 @@ def _run_report(args: argparse.Namespace) -> int:
             "accelerate": args.accelerate,
         },
         timeout=args.timeout,
+        command=["judgerisk", *args.argv],
+        progress=True,
     )
     print(f"wrote {out}", file=sys.stderr)
     return EXIT_OK
+
+
+# --------------------------------------------------------------------------- verify
+def _run_verify(args: argparse.Namespace) -> int:
+    from judgerisk.verify import verify
+
+    result = verify(args.output)
+    if result.status == "reproduced":
+        print(f"{args.output}: reproduced")
+        return EXIT_OK
+    head = "does not reproduce" if result.status == "differs" else "cannot tell"
+    print(f"{args.output}: {head}:", file=sys.stderr)
+    for line in result.messages:
+        print(f"  {line}", file=sys.stderr)
+    return result.exit_code
 
 
 def _add_extract(sub: argparse._SubParsersAction) -> None:
@@ -215,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    fmt = argparse.RawDescriptionHelpFormatter
+    fmt = _Formatter
 
     p = sub.add_parser(
         "simulate",
@@ -229,14 +323,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="panel file to write")
     p.add_argument("--n-items", type=_positive_int, default=1000)
     p.add_argument("--n-judges", type=_positive_int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=_seed, default=0, help="random seed")
     p.add_argument(
         "--conditions",
         type=_conditions,
         default=CONDITIONS,
-        help="comma-separated conditions (default: all six)",
+        help="comma-separated conditions",
     )
-    p.add_argument("--no-gold", dest="gold", action="store_false", help="leave the gold column out")
+    p.add_argument(
+        "--no-gold",
+        dest="gold",
+        action="store_false",
+        help="leave the gold column out (gold: kept)",
+    )
     p.add_argument("--labels", help="also write the gold labels (item, gold) to this file")
     p.set_defaults(func=_run_simulate)
 
@@ -259,12 +358,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("panel", help="panel file (.csv, .parquet, .jsonl)")
     p.add_argument("-o", "--output", required=True, help="score table to write")
-    p.add_argument("--n-seeds", type=_positive_int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--n-seeds",
+        type=_positive_int,
+        default=5,
+        help="fit/reference/evaluation splits; if some item is still unscored after them, "
+        "more are run, up to --max-seeds (the count is printed and recorded)",
+    )
+    p.add_argument(
+        "--max-seeds",
+        type=_positive_int,
+        default=None,
+        help="most splits in all (None: max(4 x n-seeds, 20)); --max-seeds equal to "
+        "--n-seeds runs exactly --n-seeds and leaves unscored items NaN",
+    )
+    p.add_argument("--seed", type=_seed, default=0, help="first split's seed")
     p.add_argument(
         "--aggregators",
         default="majority,dawid_skene",
-        help="comma-separated aggregators whose verdicts to add (default majority,dawid_skene)",
+        help="comma-separated aggregators whose verdicts (and *_posterior) to add",
     )
     p.add_argument(
         "--accelerate",
@@ -284,7 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
             risk score is at most the threshold. The calibration file holds item and gold
             (A/B) for some items of the score table; those items calibrate, the rest are
             decided. On exchangeable items the expected false discovery rate of the accepted
-            verdicts is <= alpha (METHODS §7-8)."""
+            verdicts is <= alpha (the book's chapter "Certified panel decisions")."""
         ),
         epilog="example:\n  judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 "
         "-o decisions.csv --score scur --verdict majority",
@@ -292,10 +404,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("scores", help="score table from `judgerisk score`")
     p.add_argument("--calibration", required=True, help="labelled items: columns item, gold")
-    p.add_argument("--alpha", type=_alpha, default=0.1, help="target FDR (default 0.1)")
-    p.add_argument("--score", default="scur", help="risk column to threshold (default scur)")
+    p.add_argument("--alpha", type=_alpha, default=0.1, help="target false discovery rate")
+    p.add_argument("--score", default="scur", help="risk column to threshold (larger = riskier)")
+    p.add_argument("--verdict", default="majority", help="verdict column to certify")
     p.add_argument(
-        "--verdict", default="majority", help="verdict column to certify (default majority)"
+        "--allow-any-score",
+        action="store_true",
+        help="accept a --score column that is not one of judgerisk's risk scores",
     )
     p.add_argument("-o", "--output", required=True, help="decision table to write")
     p.set_defaults(func=_run_select)
@@ -310,9 +425,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("panel", help="panel file (.csv, .parquet, .jsonl)")
     p.add_argument("-o", "--output", required=True, help="HTML file to write")
-    p.add_argument("--n-seeds", type=_positive_int, default=3)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--alpha", type=_alpha, default=0.1)
+    p.add_argument("--n-seeds", type=_positive_int, default=3, help="splits averaged in SCUR")
+    p.add_argument("--seed", type=_seed, default=0, help="first split's seed")
+    p.add_argument("--alpha", type=_alpha, default=0.1, help="target false discovery rate")
     p.add_argument(
         "--n-splits", type=_positive_int, default=1000, help="calibration/test splits (gold only)"
     )
@@ -325,17 +440,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=_positive_int, default=600, help="seconds per cell")
     p.set_defaults(func=_run_report)
     rerun.add_subcommand(sub)
+
+    p = sub.add_parser(
+        "verify",
+        help="check that an output reproduces from its provenance record",
+        description=textwrap.dedent(
+            """\
+            Read the provenance record of a report, a score table, a decision table or a
+            simulated panel, check that each input still has its recorded sha256, recompute
+            the output with the recorded parameters and compare every cell.
+            Exit 0: reproduced. Exit 1: some cells differ (listed, with the tolerance).
+            Exit 2: cannot tell (an input is missing or changed, or no record).
+            Different library versions are a warning, not a failure."""
+        ),
+        epilog="example:\n  judgerisk verify report.html\n  judgerisk verify scores.csv",
+        formatter_class=fmt,
+    )
+    p.add_argument("output", help="a judgerisk output (.html, .csv, .parquet, .jsonl)")
+    p.set_defaults(func=_run_verify)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``judgerisk`` console script; returns the exit code."""
+    started = time.time()
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)  # exits with 2 on usage errors
+    args.argv, args.started = argv, started
     prog = f"judgerisk {args.command}"
+
+    def _show(message, category, filename, lineno, file=None, line=None):
+        print(f"{prog}: warning: {message}", file=sys.stderr)
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
+            warnings.filterwarnings("ignore", message="IProgress not found")
+            warnings.showwarning = _show
             with np.errstate(all="ignore"):
                 return int(args.func(args) or EXIT_OK)
     except KeyboardInterrupt:

@@ -84,7 +84,10 @@ def flip_rates(panel: pd.DataFrame) -> pd.DataFrame:
 
 
 def panel_overview(panel: pd.DataFrame) -> pd.Series:
-    """Headline figures of a panel: sizes, missing cells, majority accuracy, consensus."""
+    """Headline figures of a panel: sizes, missing cells, majority accuracy, consensus.
+
+    Accuracy figures use the labelled items only (gold is optional per item).
+    """
     cons = consensus(panel)
     n_items = panel["item"].nunique()
     n_judges = panel["judge"].nunique()
@@ -99,7 +102,10 @@ def panel_overview(panel: pd.DataFrame) -> pd.Series:
     }
     if "gold" in panel.columns:
         gold = gold_labels(panel).reindex(cons.index).map({1: "A", 0: "B"})
+        labelled = gold.notna()
+        cons, gold = cons[labelled], gold[labelled]
         wrong = cons["majority"] != gold
+        out["labelled items"] = int(labelled.sum())
         out["majority accuracy"] = float(1 - wrong.mean())
         out["high-consensus errors"] = int((wrong & cons["high_consensus"]).sum())
         out["error rate at high consensus"] = float(wrong[cons["high_consensus"]].mean())

@@ -27,6 +27,10 @@ reliability paper and the SCOPE paper).
 from __future__ import annotations
 
 import hashlib
+import json
+import os
+import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +44,7 @@ __all__ = [
     "FAMILIES",
     "LOGIT_CLIP",
     "PanelError",
+    "PanelFileNotFoundError",
     "PanelArrays",
     "validate_panel",
     "load_panel",
@@ -51,6 +56,8 @@ __all__ = [
     "verdicts",
     "gold_labels",
     "encode_panel",
+    "check_scorable",
+    "atomic_write",
 ]
 
 ORIGINAL = "original"
@@ -80,7 +87,17 @@ _P_LOGIT_ATOL = 1e-6
 
 
 class PanelError(ValueError):
-    """A panel table breaks the data contract; the message names column and rows."""
+    """Bad input: a table that breaks the data contract, an unreadable file, a bad option.
+
+    The message names the file (when there is one), the row or line, the column and the
+    value. Every reader, validation and option error of judgerisk is a ``PanelError`` or a
+    subclass (:class:`judgerisk.provenance.OutputPathError` for output paths); the command
+    line prints it as one line and exits with code 2.
+    """
+
+
+class PanelFileNotFoundError(PanelError, FileNotFoundError):
+    """An input file that does not exist (a :class:`PanelError` and a ``FileNotFoundError``)."""
 
 
 @dataclass(frozen=True)
@@ -190,8 +207,9 @@ def validate_panel(
         bad = out[col].isna().to_numpy()
         if bad.any():
             raise _fail(f"column '{col}' has missing values", out, bad, list(REQUIRED))
-    out["judge"] = _as_text(out["judge"])
+    out["judge"] = _strip_judges(_as_text(out["judge"]))
     out["condition"] = _as_text(out["condition"])
+    out["item"] = _uniform_items(out["item"])
 
     allowed = tuple(conditions) if conditions is not None else None
     if allowed is not None:
@@ -279,6 +297,53 @@ def _already_valid(df: pd.DataFrame, allowed_key: tuple[str, ...] | None) -> boo
     return fingerprint == _fingerprint(df)
 
 
+def _strip_judges(judge: pd.Series) -> pd.Series:
+    """Judge names without surrounding whitespace; warns when that merges two names."""
+    stripped = judge.str.strip()
+    changed = (stripped != judge).to_numpy()
+    if changed.any():
+        before = pd.unique(judge)
+        merged = sorted(
+            {
+                name
+                for name, group in pd.Series(before).groupby(pd.Series(before).str.strip())
+                if len(group) > 1
+            }
+        )
+        if merged:
+            warnings.warn(
+                f"judge names differing only by surrounding whitespace were merged: {merged} "
+                f"({int(changed.sum())} row(s) had spaces)",
+                UserWarning,
+                stacklevel=3,
+            )
+    return stripped.astype(object)
+
+
+def _uniform_items(item: pd.Series) -> pd.Series:
+    """Item ids as given; a column mixing numbers and text is used as text.
+
+    Mixed ids cannot be sorted, so ``1`` and ``"a"`` become ``"1"`` and ``"a"``; ids that
+    would then coincide (``1`` and ``"1"``) are an error.
+    """
+    if item.dtype != object:
+        return item
+    kind = pd.api.types.infer_dtype(item, skipna=False)
+    if kind in ("string", "integer", "floating", "decimal", "boolean", "bytes"):
+        return item
+    text = item.map(str).astype(object)
+    if text.nunique() != item.nunique():
+        clash = text[text.duplicated(keep=False) & ~item.duplicated(keep=False)]
+        raise _fail(
+            "column 'item' has ids of different types that coincide as text "
+            f"({sorted(set(clash))[:_MAX_ROWS_SHOWN]})",
+            pd.DataFrame({"item": item}),
+            text.isin(set(clash)).to_numpy(),
+            ["item"],
+        )
+    return text
+
+
 def _as_text(col: pd.Series) -> pd.Series:
     """Column as Python strings in an object column (skipped when it already is one)."""
     if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == "string":
@@ -326,36 +391,93 @@ def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
 
 
 def _check_gold(out: pd.DataFrame) -> None:
+    """Gold is optional per item (NaN = unlabelled); when given it is "A" or "B" for the item."""
     gold = out["gold"].astype(object)
-    bad = ~gold.isin(["A", "B"]).to_numpy()
+    missing = gold.isna().to_numpy()
+    bad = ~gold.isin(["A", "B"]).to_numpy() & ~missing
     if bad.any():
         values = sorted({repr(v) for v in gold[bad]})
         raise _fail(
-            f"column 'gold' must be 'A' or 'B', found {', '.join(values)}",
+            f"column 'gold' must be 'A', 'B' or empty, found {', '.join(values)}",
             out,
             bad,
             [*REQUIRED, "gold"],
         )
-    first_gold = out.drop_duplicates("item").set_index("item")["gold"]
-    differing = out["gold"].to_numpy() != out["item"].map(first_gold).to_numpy()
+    key = gold.where(~missing, "")
+    counts = pd.DataFrame({"item": out["item"], "g": key}).value_counts(sort=False)
+    counts = counts.rename("n").reset_index()
+    counts = counts.sort_values(["n", "g"], ascending=[False, True], kind="stable")
+    usual = counts.drop_duplicates("item").set_index("item")["g"]
+    differing = key.to_numpy() != out["item"].map(usual).to_numpy()
     if differing.any():
-        raise _fail("column 'gold' differs within one item", out, differing, [*REQUIRED, "gold"])
-    out["gold"] = _as_text(gold)
+        raise _fail(
+            "column 'gold' differs within one item (rows that differ from the item's usual label)",
+            out,
+            differing,
+            [*REQUIRED, "gold"],
+        )
+    out["gold"] = gold.where(~missing, np.nan)
+
+
+_ID_COLUMNS = ("item", "judge", "condition", "gold")
+_INT_TEXT = re.compile(r"^-?(0|[1-9][0-9]*)$")
+
+
+def _ids_as_given(df: pd.DataFrame) -> pd.DataFrame:
+    """csv ids read as text; an item column of plain integers (no leading zero) becomes int."""
+    if "item" in df.columns and pd.api.types.is_string_dtype(df["item"]):
+        text = df["item"]
+        if text.notna().all() and text.map(lambda v: bool(_INT_TEXT.match(str(v)))).all():
+            as_int = pd.to_numeric(text, errors="coerce")
+            if as_int.notna().all() and (as_int.abs() < 2**53).all():
+                df["item"] = as_int.astype(np.int64)
+    return df
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    header = pd.read_csv(path, nrows=0).columns
+    dtype = {c: str for c in _ID_COLUMNS if c in header}
+    return _ids_as_given(pd.read_csv(path, dtype=dtype, keep_default_na=True))
+
+
+def _read_jsonl(path: Path) -> pd.DataFrame:
+    """jsonl with values as given (``"007"`` stays text); a broken line is named."""
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise PanelError(
+                    f"{path}: line {lineno} is not valid JSON ({exc.msg} at column {exc.colno}): "
+                    f"{line.strip()[:80]!r}"
+                ) from None
+            if not isinstance(row, dict):
+                raise PanelError(
+                    f"{path}: line {lineno} is not a JSON object (one record per line): "
+                    f"{line.strip()[:80]!r}"
+                )
+            rows.append(row)
+    if not rows:
+        raise PanelError(f"{path}: the file holds no records")
+    return pd.DataFrame.from_records(rows)
 
 
 _READERS = {
-    ".csv": pd.read_csv,
+    ".csv": _read_csv,
     ".parquet": pd.read_parquet,
     ".pq": pd.read_parquet,
-    ".jsonl": lambda path: pd.read_json(path, lines=True),
-    ".ndjson": lambda path: pd.read_json(path, lines=True),
+    ".jsonl": _read_jsonl,
+    ".ndjson": _read_jsonl,
 }
 _WRITERS = {
     ".csv": lambda df, path: df.to_csv(path, index=False),
     ".parquet": lambda df, path: df.to_parquet(path, index=False),
     ".pq": lambda df, path: df.to_parquet(path, index=False),
-    ".jsonl": lambda df, path: df.to_json(path, orient="records", lines=True),
-    ".ndjson": lambda df, path: df.to_json(path, orient="records", lines=True),
+    ".jsonl": lambda df, path: df.to_json(path, orient="records", lines=True, double_precision=15),
+    ".ndjson": lambda df, path: df.to_json(path, orient="records", lines=True, double_precision=15),
 }
 
 
@@ -369,19 +491,62 @@ def _format_of(path: Path, table: dict) -> str:
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a csv, parquet or jsonl table (by extension), without validating it."""
+    """Read a csv, parquet or jsonl table (by extension), without validating it.
+
+    Ids are kept as given: csv id columns (``item, judge, condition, gold``) are read as
+    text, and an item column of plain integers becomes integers (``"007"`` stays
+    ``"007"``); jsonl values keep their JSON types.
+
+    Raises
+    ------
+    PanelError
+        Naming the file for a missing file, a folder, an empty or unreadable file, or a
+        broken jsonl line (with its number).
+    """
     path = Path(path)
     suffix = _format_of(path, _READERS)
+    if path.is_dir():
+        raise PanelError(f"{path}: is a folder, not a {suffix} file")
     if not path.is_file():
-        raise FileNotFoundError(f"file not found: {path}")
-    return _READERS[suffix](path)
+        raise PanelFileNotFoundError(f"{path}: file not found")
+    if path.stat().st_size == 0:
+        raise PanelError(f"{path}: the file is empty")
+    try:
+        return _READERS[suffix](path)
+    except PanelError:
+        raise
+    except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PanelError(f"{path}: cannot read it as {suffix} ({first})") from None
+    except Exception as exc:  # noqa: BLE001 - pyarrow and friends raise their own types
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        raise PanelError(
+            f"{path}: cannot read it as {suffix} ({type(exc).__name__}: {first})"
+        ) from None
+
+
+def atomic_write(path: str | Path, write) -> Path:
+    """Write ``path`` through ``write(tmp_path)`` into a temporary file, then rename.
+
+    The temporary file lives in the same folder (so the rename is atomic); on any failure
+    it is removed and ``path`` is left as it was.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return path
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as csv, parquet or jsonl (by extension), without the index."""
+    """Write a table as csv, parquet or jsonl (by extension), without the index, atomically."""
     path = Path(path)
-    _WRITERS[_format_of(path, _WRITERS)](df, path)
-    return path
+    writer = _WRITERS[_format_of(path, _WRITERS)]
+    return atomic_write(path, lambda tmp: writer(df, tmp))
 
 
 def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS) -> pd.DataFrame:
@@ -398,8 +563,17 @@ def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS
     -------
     pandas.DataFrame
         The validated panel.
+
+    Raises
+    ------
+    PanelError
+        From :func:`read_table` or :func:`validate_panel`, prefixed with the file's path.
     """
-    return validate_panel(read_table(path), conditions=conditions)
+    table = read_table(path)
+    try:
+        return validate_panel(table, conditions=conditions)
+    except PanelError as exc:  # name the file; rows are 0-based data rows (file line = row + 2)
+        raise type(exc)(f"{path}: {exc}") from None
 
 
 def save_panel(panel: pd.DataFrame, path: str | Path) -> Path:
@@ -434,10 +608,13 @@ def verdicts(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
 
 
 def gold_labels(panel: pd.DataFrame) -> pd.Series:
-    """Gold labels by item: 1 if ``"A"`` else 0 (int8). Raises if the panel has no gold."""
+    """Gold labels by item: 1 if ``"A"`` else 0 (int8); unlabelled items are left out.
+
+    Raises if the panel has no gold column.
+    """
     if "gold" not in panel.columns:
         raise PanelError("the panel has no 'gold' column")
-    gold = panel.drop_duplicates("item").set_index("item")["gold"].sort_index()
+    gold = panel.drop_duplicates("item").set_index("item")["gold"].dropna().sort_index()
     return (gold == "A").astype(np.int8).rename("gold")
 
 
@@ -462,3 +639,51 @@ def encode_panel(panel: pd.DataFrame) -> PanelArrays:
         logit=panel["logit"].to_numpy(dtype=np.float64),
         p=panel["p"].to_numpy(dtype=np.float64),
     )
+
+
+def check_scorable(panel: pd.DataFrame) -> None:
+    """Refuse a panel that cannot be scored as a panel; warn where it is thin.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A validated panel.
+
+    Raises
+    ------
+    PanelError
+        When fewer than two judges answered in the original condition (a panel's
+        consensus and conflict need two).
+
+    Warns
+    -----
+    UserWarning
+        Counting the items seen by one judge only (their consensus is a single vote), and
+        naming each S signal dropped because its perturbation family is absent.
+    """
+    orig = panel.loc[panel["condition"] == ORIGINAL]
+    judges = pd.unique(orig["judge"])
+    if len(judges) < 2:
+        raise PanelError(
+            f"panel scoring needs at least two judges in the '{ORIGINAL}' condition; "
+            f"found {len(judges)} ({list(judges)})"
+        )
+    per_item = orig.groupby("item", sort=False)["judge"].nunique()
+    lonely = int((per_item < 2).sum())
+    if lonely:
+        warnings.warn(
+            f"{lonely} of {len(per_item)} item(s) were seen by one judge only in the "
+            f"'{ORIGINAL}' condition: their consensus is a single vote",
+            UserWarning,
+            stacklevel=2,
+        )
+    present = set(pd.unique(panel["condition"]))
+    for family, pairs in FAMILIES.items():
+        if not any(a in present and b in present for a, b in pairs):
+            signal = "S_order" if family == "order" else "S_rubric"
+            warnings.warn(
+                f"the panel has no {family} perturbation (no condition pair among "
+                f"{[f'{a}/{b}' for a, b in pairs]}): the {signal} signal is dropped",
+                UserWarning,
+                stacklevel=2,
+            )

@@ -1,23 +1,38 @@
 """Self-contained HTML report on a panel file: the packaged notebook, run with papermill.
 
 :func:`render_report` validates the panel file (so a bad file fails fast with the panel
-validation's message), executes ``judgerisk/reports/panel_report.md`` (a jupytext MyST notebook
+validation's message, before a kernel starts), executes ``judgerisk/reports/panel_report.md`` (a jupytext MyST notebook
 shipped in the package) with papermill on it, and writes one HTML file with every table inline and
-every figure embedded as a base64 PNG — no network, no side files.
+every figure embedded as a base64 PNG — no network, no side files. The page ends with the
+score table (a csv download link) and the provenance record, which ``judgerisk verify`` reads.
 
 The notebook-to-HTML step is nbconvert's ``HTMLExporter`` (the ``book`` extra).
 """
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import tempfile
+import time
 from importlib import resources
 from pathlib import Path
 
-from judgerisk.panel import load_panel
+import pandas as pd
 
-__all__ = ["REPORT_NOTEBOOK", "report_notebook_path", "render_report", "notebook_to_html"]
+from judgerisk.panel import PanelError, atomic_write, check_scorable, load_panel
+from judgerisk.provenance import command_text
+
+__all__ = [
+    "REPORT_NOTEBOOK",
+    "REPORT_DEFAULTS",
+    "report_notebook_path",
+    "render_report",
+    "notebook_to_html",
+    "run_notebook",
+    "embedded_scores",
+]
 
 #: Package-relative location of the report notebook.
 REPORT_NOTEBOOK = "reports/panel_report.md"
@@ -76,59 +91,192 @@ def notebook_to_html(nb, title: str = "judgerisk panel report") -> str:
     )
 
 
+#: Kernel arguments that keep the kernel's own log (e.g. its transport warning) off the terminal.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+_SCORES_ID = "judgerisk-scores"
+
+
+def run_notebook(nb, out_path: Path, parameters: dict, cwd, timeout=None, progress=True):
+    """Execute a notebook with papermill: a progress bar per cell, no kernel log noise.
+
+    Returns the executed notebook. A failing cell raises :class:`RuntimeError` naming the
+    cell and the error, or the cell's :class:`~judgerisk.panel.PanelError` (bad input),
+    instead of papermill's traceback.
+    """
+    import papermill
+
+    try:
+        return papermill.execute_notebook(
+            nb,
+            str(out_path),
+            parameters=parameters,
+            kernel_name="python3",
+            cwd=str(cwd),
+            progress_bar=progress,
+            execution_timeout=timeout,
+            extra_arguments=QUIET_KERNEL,
+        )
+    except papermill.PapermillExecutionError as exc:
+        message = f"{exc.ename}: {exc.evalue}"
+        if exc.ename in ("PanelError", "OutputPathError", "PanelFileNotFoundError"):
+            raise PanelError(str(exc.evalue)) from None
+        raise RuntimeError(f"cell {exc.exec_count} of the notebook failed: {message}") from None
+
+
+def _scores_link(scores_csv: Path) -> str:
+    data = base64.b64encode(scores_csv.read_bytes()).decode("ascii")
+    return (
+        f'<p><a id="{_SCORES_ID}" download="scores.csv" href="data:text/csv;base64,{data}">'
+        "Download the score table (csv)</a>: every item's risk scores and verdicts, the table "
+        "<code>judgerisk score</code> writes.</p>"
+    )
+
+
+def embedded_scores(html_path: str | Path) -> pd.DataFrame:
+    """The score table a report embeds (its csv download link), as a DataFrame."""
+    text = Path(html_path).read_text(encoding="utf-8")
+    start = text.find(f'id="{_SCORES_ID}"')
+    if start < 0:
+        raise PanelError(f"{html_path}: the report embeds no score table")
+    start = text.index("base64,", start) + len("base64,")
+    end = text.index('"', start)
+    return pd.read_csv(io.BytesIO(base64.b64decode(text[start:end])), dtype={"gold": str})
+
+
 def render_report(
     panel_path: str | Path,
     output: str | Path,
     parameters: dict | None = None,
     timeout: int = 600,
     keep_notebook: str | Path | None = None,
+    command: list[str] | str | None = None,
+    progress: bool = False,
 ) -> Path:
     """Run the report notebook on a panel file and write a self-contained HTML report.
 
     Parameters
     ----------
     panel_path : path-like
-        Panel file (.csv / .parquet / .jsonl); validated first (:func:`judgerisk.panel.load_panel`
-        raises :class:`~judgerisk.panel.PanelError` with the offending rows).
+        Panel file (.csv / .parquet / .jsonl); validated and checked for scoring first
+        (:func:`judgerisk.panel.load_panel`, :func:`judgerisk.panel.check_scorable`), so bad
+        input raises :class:`~judgerisk.panel.PanelError` before a kernel starts.
     output : path-like
-        HTML file to write.
+        HTML file to write (checked before any work, written atomically; it must not be
+        the panel file).
     parameters : dict, optional
-        Extra notebook parameters (``n_seeds``, ``seed``, ``alpha``, ``n_splits``).
+        Notebook parameters (``n_seeds``, ``seed``, ``alpha``, ``n_splits``, ``accelerate``).
     timeout : int, default 600
         Seconds allowed per cell.
     keep_notebook : path-like, optional
-        Also save the executed ``.ipynb`` there.
+        Also save the executed ``.ipynb`` there (with the provenance record in its metadata).
+    command : list of str or str, optional
+        The command line that asked for the report (shown in its "Reproduce this report"
+        section); default: this function call.
+    progress : bool, default False
+        Show a progress bar over the notebook's cells.
 
     Returns
     -------
     pathlib.Path
-        The HTML file.
+        The HTML file. It embeds the score table (csv download link) and the provenance
+        record (:mod:`judgerisk.provenance`), which ``judgerisk verify`` reads.
     """
-    import jupytext
-    import papermill
+    import warnings
 
-    panel_path = Path(panel_path).resolve()
-    load_panel(panel_path)  # fail fast, with the validation's message, before starting a kernel
-    output = Path(output)
+    import jupytext
+    import nbformat
+
+    from judgerisk.provenance import (
+        check_output_path,
+        finish_record,
+        html_record_tag,
+        make_record,
+    )
+
+    started = time.time()
+    given = Path(panel_path)
+    panel_path = given.resolve()
+    output = check_output_path(output, suffixes=(".html", ".htm"), inputs=(panel_path,))
+    if keep_notebook is not None:
+        check_output_path(keep_notebook, (".ipynb",), (panel_path, output), "keep_notebook")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        panel = load_panel(panel_path)  # fail fast, before starting a kernel
+    params = {**REPORT_DEFAULTS, **(parameters or {})}
+    scores = _score_before_kernel(panel, params, progress)
+    if command is None:
+        command = (
+            f"judgerisk.report.render_report({str(given)!r}, {str(output)!r}, "
+            f"parameters={params!r})"
+        )
+    record = make_record(
+        command, {"command": "report", **params}, {"panel": (panel_path, len(panel))}, started
+    )
     nb = jupytext.read(report_notebook_path())
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
         "language": "python",
     }
-    params = {"panel_path": str(panel_path), **(parameters or {})}
     with tempfile.TemporaryDirectory(prefix="judgerisk-report-") as tmp:
-        executed_path = Path(tmp) / "panel_report.ipynb"
-        executed = papermill.execute_notebook(
-            nb,
-            str(executed_path),
-            parameters=params,
-            kernel_name="python3",
-            cwd=tmp,
-            progress_bar=False,
-            execution_timeout=timeout,
+        scores_csv = Path(tmp) / "scores.csv"
+        scores_pq = Path(tmp) / "scores.parquet"
+        scores.to_parquet(scores_pq)
+        scores.reset_index().to_csv(scores_csv, index=False)
+        reproduce = {k: v for k, v in record.items() if k != "_t0"}
+        reproduce["command_text"] = command_text(record)
+        nb_params = {
+            "panel_path": str(panel_path),
+            **params,
+            "scores_path": str(scores_pq),
+            "warnings_text": scores.attrs.get("warnings", []),
+            "provenance": reproduce,
+        }
+        executed = run_notebook(
+            nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
+        final = finish_record(
+            record, {"n_items": int(panel["item"].nunique()), "seeds": scores.attrs["seeds"]}
+        )
+        executed.metadata.setdefault("judgerisk", {})["provenance"] = final
+        page = notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}")
+        extra = _scores_link(scores_csv) + "\n" + html_record_tag(final) + "\n"
+        page = page.replace("\n</body></html>", "\n" + extra + "</body></html>")
+        atomic_write(output, lambda t: t.write_text(page, encoding="utf-8"))
         if keep_notebook is not None:
-            Path(keep_notebook).write_bytes(executed_path.read_bytes())
-    output.write_text(notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}"))
+            atomic_write(Path(keep_notebook), lambda t: nbformat.write(executed, str(t)))
     return output
+
+
+def _score_before_kernel(panel, params: dict, progress: bool):
+    """The report's score table, computed here so that bad input fails before the kernel.
+
+    The notebook then reads it (``scores_path``) instead of scoring again. Warnings of the
+    scoring (thin items, dropped signals) are shown in the report's warnings cell.
+    """
+    import warnings
+
+    from judgerisk.certified import accelerate_options, score_panel
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_scorable(panel)
+        scores = score_panel(
+            panel,
+            n_seeds=params["n_seeds"],
+            seed=params["seed"],
+            scur_options=accelerate_options(params["accelerate"]),
+            progress=progress,
+        )
+    scores.attrs["warnings"] = sorted({str(w.message) for w in caught if w.category is UserWarning})
+    return scores
+
+
+#: The report's parameters and their defaults (the notebook's parameters cell).
+REPORT_DEFAULTS = {
+    "n_seeds": 3,
+    "seed": 0,
+    "alpha": 0.1,
+    "n_splits": 1000,
+    "accelerate": "anderson",
+}

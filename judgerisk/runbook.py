@@ -9,6 +9,10 @@ executes the given notebooks (all of ``notebooks/*.md`` by default) into
 ``_build/executed/<profile>/`` — never back into ``notebooks/`` — and
 ``--build-book`` then stages the executed copies with ``book/``, ``_config.yml`` and
 ``_toc.yml`` and runs ``jupyter-book build`` with warnings as errors.
+
+Every executed notebook carries its provenance record (:mod:`judgerisk.provenance`) in
+``metadata["judgerisk"]["provenance"]`` and ends with a small footer cell (judgerisk's version,
+the date and the parameters), so each book page says how it was computed.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from judgerisk.provenance import finish_record, make_record
+
 __all__ = [
     "REPO_ROOT",
     "notebook_paths",
@@ -29,6 +35,7 @@ __all__ = [
     "stage_book",
     "build_book",
     "read_timings",
+    "page_footer",
     "main",
 ]
 
@@ -98,6 +105,11 @@ def execute(
     }
     out = out_dir / f"{md_path.stem}.ipynb"
     start = time.perf_counter()
+    record = make_record(
+        ["python", "-m", "judgerisk.runbook", md_path.name, "--profile", profile],
+        {"notebook": md_path.name, "profile": profile, **params},
+        {"notebook": (md_path, None)},
+    )
     papermill.execute_notebook(
         nb,
         str(out),
@@ -106,8 +118,10 @@ def execute(
         cwd=str(cwd or md_path.parent),
         progress_bar=False,
         report_mode=False,
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
     )
     _collapse_injected_parameters(out)
+    _attach_provenance(out, record, params)
     seconds = time.perf_counter() - start
     _record_timing(out_dir, md_path.stem, seconds, profile)
     return out, seconds
@@ -130,6 +144,48 @@ def read_timings(executed_dir: Path) -> dict:
     """``{chapter stem: {"seconds": float, "profile": str}}`` of the runs in ``executed_dir``."""
     path = Path(executed_dir) / TIMINGS
     return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _all_parameters(ipynb: Path, injected: dict) -> dict:
+    """The parameters cell's defaults, overridden by the injected ones."""
+    import papermill
+
+    try:
+        found = papermill.inspect_notebook(str(ipynb))
+    except Exception:  # noqa: BLE001 - a notebook without a parameters cell
+        found = {}
+    values = {name: spec.get("default") for name, spec in found.items()}
+    values.update({k: repr(v) for k, v in injected.items()})
+    return values
+
+
+def page_footer(record: dict, parameters: dict) -> str:
+    """The small markdown footer of a book page: version, date and parameters."""
+    version = record["judgerisk"]["version"]
+    commit = record["judgerisk"].get("git_commit")
+    shown = ", ".join(f"`{k} = {v}`" for k, v in parameters.items())
+    return (
+        f"<small>Computed with judgerisk {version}"
+        + (f" (commit {commit[:12]})" if commit else "")
+        + f" on {record['started'][:10]}"
+        + (f"; parameters: {shown}" if shown else "")
+        + ".</small>"
+    )
+
+
+def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
+    """Store the provenance record in the notebook's metadata and add the page footer."""
+    import nbformat
+
+    nb = nbformat.read(ipynb, as_version=4)
+    final = finish_record(record, {"parameters": _all_parameters(ipynb, injected)})
+    nb.metadata.setdefault("judgerisk", {})["provenance"] = final
+    footer = nbformat.v4.new_markdown_cell(
+        page_footer(final, final["settings"]["parameters"]),
+        metadata={"tags": ["judgerisk-provenance"]},
+    )
+    nb.cells.append(footer)
+    nbformat.write(nb, ipynb)
 
 
 def _collapse_injected_parameters(ipynb: Path) -> None:

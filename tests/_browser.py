@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -129,7 +131,11 @@ async def _probe(ws_url: str, urls: list[str], settle_s: float, shots=None) -> l
             if "value" not in value["result"]:
                 raise RuntimeError(f"page probe failed on {url}: {value}")
             probe = json.loads(value["result"]["value"])
-            settled = not probe["raw_math"] and all(i["ok"] for i in probe["images"])
+            settled = (
+                not probe["raw_math"]
+                and all(i["ok"] for i in probe["images"])
+                and probe["mathjax_loaded"]  # a page without math must still load MathJax
+            )
             if settled and probe["title"]:
                 break
         probe["url"] = url
@@ -167,11 +173,14 @@ def inspect_pages(paths: list[Path], settle_s: float = 20.0, screenshots=None) -
     exe = chromium_path()
     if exe is None:
         raise FileNotFoundError("chromium is not installed (make test installs it)")
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
+    profile = tempfile.mkdtemp(prefix="judgerisk-chromium-")
+    try:
+        # its own process group, so that the renderer and GPU children die with it
         proc = subprocess.Popen(
             [exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         try:
             port_file = Path(profile) / "DevToolsActivePort"
@@ -185,8 +194,50 @@ def inspect_pages(paths: list[Path], settle_s: float = 20.0, screenshots=None) -
             urls = [Path(p).resolve().as_uri() for p in paths]
             return asyncio.run(_probe(ws_url, urls, settle_s, screenshots))
         finally:
-            proc.terminate()
+            _stop_group(proc)
+    finally:
+        _remove_profile(Path(profile))
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """Terminate Chromium's whole process group, wait for it, kill what is left."""
+    try:
+        pgid = os.getpgid(proc.pid)
+    except ProcessLookupError:
+        pgid = None
+    for sig, wait_s in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        if pgid is not None:
             try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+                os.killpg(pgid, sig)
+            except ProcessLookupError:
+                break
+        try:
+            proc.wait(timeout=wait_s)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    if pgid is not None:  # children may outlive the parent: wait until the group is gone
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                break
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+
+
+def _remove_profile(profile: Path) -> None:
+    """Delete the temporary profile; retry while late writers finish, never fail the test."""
+    for _ in range(5):
+        try:
+            shutil.rmtree(profile)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.5)
+    shutil.rmtree(profile, ignore_errors=True)

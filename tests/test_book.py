@@ -92,6 +92,19 @@ def executed(tmp_path_factory):
     return out, failures
 
 
+def test_executed_notebooks_carry_provenance_and_a_footer(executed):
+    out, failures = executed
+    for path in NOTEBOOKS:
+        if path.stem in failures:
+            continue
+        nb = nbformat.read(out / f"{path.stem}.ipynb", as_version=4)
+        record = nb.metadata["judgerisk"]["provenance"]
+        assert record["parameters"]["profile"] == "small" and record["judgerisk"]["version"]
+        footer = nb.cells[-1]
+        assert footer.cell_type == "markdown" and "Computed with judgerisk" in footer.source
+        assert "/" not in footer.source.split("parameters:")[0].replace("</small>", "")
+
+
 @pytest.fixture(scope="module")
 def built_book(executed, tmp_path_factory):
     out, failures = executed

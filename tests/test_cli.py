@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -77,11 +78,20 @@ def test_simulate_score_select_report_end_to_end(tmp_path):
     np.testing.assert_array_equal(test["accepted"], test["score"] <= thr)
     assert set(test["decision"]) <= {"accept", "abstain"}
 
+    panel_sha = hashlib.sha256((tmp_path / "panel.csv").read_bytes()).hexdigest()
     r = _cli(
         "report", "panel.csv", "-o", "report.html", "--n-seeds", 1, "--n-splits", 200, cwd=tmp_path
     )
     assert r.returncode == 0, r.stderr
+    assert "IPKernelApp" not in r.stderr and "Traceback" not in r.stderr
     page = (tmp_path / "report.html").read_text()
+    assert "Reproduce this report" in page and panel_sha in page
+    assert "judgerisk report panel.csv -o report.html --n-seeds 1 --n-splits 200" in page
+    assert "METHODS" not in page
+    assert re.search(r"<th>items</th>\s*<td>120</td>", page)  # counts as integers
+    r = _cli("verify", "report.html", cwd=tmp_path)
+    assert r.returncode == 0 and "reproduced" in r.stdout, r.stderr
+    assert hashlib.sha256((tmp_path / "panel.csv").read_bytes()).hexdigest() == panel_sha
     assert page.count("<table") >= 4  # overview, judges, riskiest items, AUROC, certified
     assert len(re.findall(r'src="data:image/png;base64,[A-Za-z0-9+/=]{1000,}"', page)) >= 2
     assert "Certified panel decisions" in page and "AUROC" in page

@@ -93,8 +93,9 @@ def test_p_only_and_both_consistent(frame):
             ),
             "unknown condition name(s) ['reversed']",
         ),
-        (lambda d: d.assign(gold=["A", "A", "A", "B", "B", "C"]), "'gold' must be 'A' or 'B'"),
-        (lambda d: d.assign(gold=["A", "A", "A", "B", "B", None]), "'gold' must be 'A' or 'B'"),
+        (lambda d: d.assign(gold=["A", "A", "A", "B", "B", "C"]), "'gold' must be 'A', 'B' or"),
+        (lambda d: d.assign(gold=["A", "A", "A", "B", "B", "b"]), "found 'b'"),
+        (lambda d: d.assign(gold=["A", "A", "A", "B", "B", None]), "row 5: item=2"),
         (lambda d: d.assign(gold=["A", "B", "A", "B", "B", "B"]), "'gold' differs within one item"),
         (
             lambda d: d.assign(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from judgerisk.panel import CONDITIONS
@@ -77,10 +78,14 @@ def run(args) -> int:
     )
 
     if int(os.environ.get("RANK", "0")) == 0:
-        path = Path(args.out) / "panel.parquet"
-        tmp = path.with_name(".tmp-panel.parquet")
-        panel.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
+        from judgerisk.provenance import finish_record, make_record, write_table_with_record
+
+        params = {k: v for k, v in vars(args).items() if k != "func"}
+        items = {"items": (args.items, None)} if Path(str(args.items)).is_file() else {}
+        record = make_record([Path(sys.argv[0]).name, *sys.argv[1:]], params, items)
+        write_table_with_record(
+            panel, Path(args.out) / "panel.parquet", finish_record(record, {"rows": len(panel)})
+        )
     return 0
 
 

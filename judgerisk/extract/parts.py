@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -41,8 +42,13 @@ def _atomic_write_bytes(path: Path, write) -> None:
             tmp.unlink()
 
 
-def write_manifest(out_dir: Path, manifest: dict) -> None:
+def write_manifest(out_dir: Path, manifest: dict, provenance: dict | None = None) -> None:
     """Write ``manifest.json`` or check it against an existing one.
+
+    A new manifest also holds the run's provenance record under ``"provenance"``
+    (:func:`judgerisk.provenance.make_record`: version, command line, library versions, start
+    time; default: made here from ``sys.argv`` with the manifest as parameters). A resumed run
+    keeps the first run's record; the record is not part of the comparison.
 
     Raises
     ------
@@ -53,14 +59,22 @@ def write_manifest(out_dir: Path, manifest: dict) -> None:
     path = out_dir / "manifest.json"
     if path.exists():
         old = json.loads(path.read_text(encoding="utf-8"))
-        diff = {k: (old.get(k), v) for k, v in manifest.items() if old.get(k) != v}
+        diff = {
+            k: (old.get(k), v) for k, v in manifest.items() if k != "provenance" and old.get(k) != v
+        }
         if diff:
             raise ValueError(
                 f"{out_dir} holds results of a different run; differing fields (old, new): {diff}. "
                 "Use a new output folder."
             )
         return
-    text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    if provenance is None:
+        from judgerisk.provenance import finish_record, make_record
+
+        argv = [Path(sys.argv[0]).name or "python", *sys.argv[1:]]
+        provenance = finish_record(make_record(argv, manifest))
+    stored = {**manifest, "provenance": provenance}
+    text = json.dumps(stored, indent=2, sort_keys=True, default=str) + "\n"
     _atomic_write_bytes(path, lambda fh: fh.write(text.encode("utf-8")))
 
 

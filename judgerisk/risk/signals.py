@@ -74,7 +74,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import entr
 
-from judgerisk.panel import FAMILIES, ORIGINAL, validate_panel
+from judgerisk.panel import CONDITIONS, FAMILIES, ORIGINAL, PanelError, validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.splits import split_items
 
@@ -493,7 +493,7 @@ def scur_scores(
     Parameters
     ----------
     panel : pandas.DataFrame
-        A panel (validated here; any condition names are accepted). A ``gold`` column,
+        A panel (validated here; condition names outside ``CONDITIONS`` are an error). A ``gold`` column,
         if present, is removed before anything else happens: no gold label is read.
     seed : int
         Seed of the item split (:func:`judgerisk.splits.split_items`) and the LMM's
@@ -526,8 +526,8 @@ def scur_scores(
 
     Raises
     ------
-    ValueError
-        When the reference split is empty or no signal varies on it.
+    judgerisk.panel.PanelError
+        When the reference split is empty or no signal varies on it (a ``ValueError``).
 
     Notes
     -----
@@ -563,12 +563,12 @@ def scur_scores(
         if val not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, got {val!r}")
     cols = [c for c in ("item", "judge", "condition", "logit", "p") if c in panel.columns]
-    panel = validate_panel(panel[cols], conditions=None)  # gold and extras never enter
+    panel = validate_panel(panel[cols], conditions=CONDITIONS)  # gold and extras never enter
 
     split = split_items(pd.unique(panel["item"]), seed, splits)
     row_split = split.reindex(panel["item"].to_numpy()).to_numpy()
     if not (split == "reference").any():
-        raise ValueError(
+        raise PanelError(
             f"the reference split is empty ({len(split)} items, splits={tuple(splits)}); "
             "SCUR needs reference items to normalise the signals"
         )
@@ -624,9 +624,10 @@ def scur_scores(
     )
     combined = tuple(c for c in _Z_COLUMNS if not table[c].isna().all())
     if not combined:
-        raise ValueError(
+        raise PanelError(
             f"no risk signal varies on the reference split (dropped: {dropped}); "
-            "SCUR cannot rank the items"
+            "SCUR cannot rank the items (a panel whose judges all give the same answers "
+            "carries no risk information)"
         )
     table["scur"] = combine_scur(table[list(combined)]).to_numpy()
     return ScurResult(
@@ -761,6 +762,8 @@ def riskiest(
         scur, votes_A`` (judges voting A / judges, original condition), ``p_bar`` (mean
         observed original-condition probability) and ``reason``.
     """
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise PanelError(f"n must be a non-negative integer, got {n!r}")
     t = result.scores(split).sort_values("scur", ascending=False, kind="stable").head(n)
     pr = result.predictions
     orig = pr.loc[(pr["condition"] == ORIGINAL) & pr["item"].isin(t.index)]

@@ -406,7 +406,9 @@ def _vectorised_protocol(
     acc = {m: [np.zeros((3, n_splits)) for _ in alphas] for m in methods}
     blocks = _mask_blocks(n, n_splits, cal_frac, seed, block)
     n_blocks = -(-n_splits // block)
-    for s0, cal in tqdm(blocks, total=n_blocks, desc="split blocks", disable=not progress, delay=2):
+    for s0, cal in progress_bar(
+        blocks, enabled=progress, total=n_blocks, desc="split blocks", delay=2
+    ):
         sl = slice(s0, s0 + cal.shape[0])
         if thr is not None:
             for (m, ia), cols in thr.block(cal, n_cal).items():

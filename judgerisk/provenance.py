@@ -1,0 +1,323 @@
+"""Provenance: one record of how an output was made, attached to every output.
+
+A *provenance record* is a JSON-able dict made by :func:`make_record` (the one place that
+builds it) and attached to what judgerisk writes:
+
+========================  ==============================================================
+output                    where the record goes
+========================  ==============================================================
+parquet table             the file's schema metadata, key ``judgerisk.provenance``
+csv / jsonl table         a sidecar ``<file>.provenance.json`` next to it
+HTML report               a ``<script type="application/json" id="judgerisk-provenance">``
+executed notebook         ``metadata["judgerisk"]["provenance"]``
+extraction manifest       the ``provenance`` field of ``manifest.json``
+========================  ==============================================================
+
+Fields: ``judgerisk`` (version, git commit when run from a checkout), ``command`` (the exact
+command line, or the API call), ``parameters`` (every parameter, defaults and seeds included),
+``inputs`` (path, sha256, row count of each input), ``environment`` (python, platform and
+the versions of numpy, scipy, pandas, scikit-learn, torch, transformers when installed),
+``started`` (UTC, ISO 8601), ``wall_s`` and ``settings`` (what the output used: seeds run,
+score column, alpha, threshold, feasibility, ...). ``judgerisk verify`` reads it back
+(:mod:`judgerisk.verify`).
+
+Outputs are written atomically (:func:`judgerisk.panel.atomic_write`): a temporary file in the same folder,
+then :func:`os.replace`, so a failure never leaves a partial file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shlex
+import subprocess
+import time
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+from judgerisk.panel import PanelError, atomic_write, write_table
+
+__all__ = [
+    "PROVENANCE_KEY",
+    "LIBRARIES",
+    "OutputPathError",
+    "sha256_file",
+    "library_versions",
+    "git_commit",
+    "make_record",
+    "finish_record",
+    "command_text",
+    "sidecar_path",
+    "atomic_write",
+    "check_output_path",
+    "write_table_with_record",
+    "read_record",
+    "html_record_tag",
+]
+
+PROVENANCE_KEY = "judgerisk.provenance"
+LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "transformers")
+_HTML_ID = "judgerisk-provenance"
+_TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson")
+
+
+class OutputPathError(PanelError):
+    """An output path that cannot be written, or that would overwrite an input.
+
+    A :class:`~judgerisk.panel.PanelError` (bad input from the user: exit code 2 in the
+    command line), raised before any work starts; see :func:`check_output_path`.
+    """
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def library_versions() -> dict[str, str | None]:
+    """Installed versions of python and :data:`LIBRARIES` (``None`` when not installed).
+
+    Read with :func:`importlib.metadata.version`: nothing is imported (torch stays unloaded).
+    """
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def git_commit(path: str | Path | None = None) -> str | None:
+    """The commit of the git checkout holding judgerisk (``None`` outside a checkout)."""
+    root = Path(path) if path is not None else Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() or None if proc.returncode == 0 else None
+
+
+def _version() -> str:
+    from judgerisk import __version__
+
+    return __version__
+
+
+def _input_entry(path: str | Path, rows: int | None) -> dict:
+    p = Path(path).resolve()
+    return {"path": str(p), "sha256": sha256_file(p), "rows": None if rows is None else int(rows)}
+
+
+def make_record(
+    command: list[str] | str,
+    parameters: dict,
+    inputs: dict[str, tuple[str | Path, int | None]] | None = None,
+    started: float | None = None,
+) -> dict:
+    """The provenance record of one run (the one place it is made).
+
+    Parameters
+    ----------
+    command : list of str or str
+        The command line as argv (``["judgerisk", "score", ...]``), or an API call's text
+        (``"judgerisk.certified.score_panel(...)"``).
+    parameters : dict
+        Every parameter of the run, defaults and seeds included (JSON-able values).
+    inputs : dict, optional
+        Role -> (path, row count) of each input file; hashed here.
+    started : float, optional
+        :func:`time.time` at the start (default: now).
+
+    Returns
+    -------
+    dict
+        See the module docstring; :func:`finish_record` adds the wall time and settings.
+    """
+    started = time.time() if started is None else started
+    return {
+        "judgerisk": {"version": _version(), "git_commit": git_commit()},
+        "command": list(command) if not isinstance(command, str) else command,
+        "parameters": _jsonable(parameters),
+        "inputs": {role: _input_entry(p, n) for role, (p, n) in (inputs or {}).items()},
+        "environment": {**library_versions(), "platform": platform.platform()},
+        "started": datetime.fromtimestamp(started, tz=UTC).isoformat(timespec="seconds"),
+        "_t0": started,
+    }
+
+
+def finish_record(record: dict, settings: dict | None = None) -> dict:
+    """A copy of ``record`` with ``wall_s`` and the output's ``settings`` filled in."""
+    out = {k: v for k, v in record.items() if k != "_t0"}
+    out["wall_s"] = round(time.time() - record.get("_t0", time.time()), 3)
+    out["settings"] = _jsonable(settings or {})
+    return out
+
+
+def command_text(record: dict) -> str:
+    """The record's command as one shell line."""
+    cmd = record.get("command", "")
+    return cmd if isinstance(cmd, str) else shlex.join(cmd)
+
+
+def _jsonable(obj):
+    """Plain JSON types: numpy scalars to Python, tuples to lists, non-finite floats to None."""
+    import math
+
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """``<file>.provenance.json`` next to a csv / jsonl output."""
+    path = Path(path)
+    return path.with_name(path.name + ".provenance.json")
+
+
+def check_output_path(
+    path: str | Path,
+    suffixes: tuple[str, ...] | None = _TABLE_SUFFIXES,
+    inputs: tuple[str | Path, ...] = (),
+    option: str = "-o/--output",
+) -> Path:
+    """Check an output path before any work: extension, folder, writable, not an input.
+
+    Parameters
+    ----------
+    path : path-like
+    suffixes : tuple of str or None
+        Allowed extensions (lower case); ``None`` allows any.
+    inputs : tuple of path-like
+        Files the run reads; the output (or its sidecar) must not resolve to any of them.
+    option : str
+        The option's name, for the message.
+
+    Raises
+    ------
+    OutputPathError
+        Naming the option, the path and what is wrong.
+    """
+    path = Path(path)
+    targets = {path.resolve(), sidecar_path(path).resolve()}
+    for inp in inputs:
+        if inp is not None and Path(inp).resolve() in targets:
+            raise OutputPathError(
+                f"{option} {path} would overwrite the input {inp}; choose another output file"
+            )
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        raise OutputPathError(
+            f"{option} {path}: unsupported file type {path.suffix!r}; use " + ", ".join(suffixes)
+        )
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise OutputPathError(f"{option} {path}: folder {folder} does not exist")
+    if path.is_dir():
+        raise OutputPathError(f"{option} {path}: is a folder, not a file")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise OutputPathError(f"{option} {path}: not writable")
+    return path
+
+
+def write_table_with_record(df, path: str | Path, record: dict | None) -> Path:
+    """Write a table atomically (by extension), with its provenance record attached.
+
+    Parquet keeps the record in the schema metadata (key :data:`PROVENANCE_KEY`); csv and
+    jsonl get the sidecar :func:`sidecar_path`, also written atomically.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    text = json.dumps(record, indent=2, sort_keys=True) if record is not None else None
+    if suffix in (".parquet", ".pq"):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        def _write(tmp: Path) -> None:
+            table = pa.Table.from_pandas(df, preserve_index=False)
+            if text is not None:
+                meta = dict(table.schema.metadata or {})
+                meta[PROVENANCE_KEY.encode()] = text.encode("utf-8")
+                table = table.replace_schema_metadata(meta)
+            pq.write_table(table, tmp)
+
+        return atomic_write(path, _write)
+    write_table(df, path)
+    if text is not None:
+        atomic_write(sidecar_path(path), lambda tmp: tmp.write_text(text + "\n", "utf-8"))
+    return path
+
+
+def html_record_tag(record: dict) -> str:
+    """The ``<script>`` element that carries a record inside an HTML page."""
+    text = json.dumps(record, sort_keys=True).replace("</", "<\\/")
+    return f'<script type="application/json" id="{_HTML_ID}">{text}</script>'
+
+
+def read_record(path: str | Path) -> dict:
+    """The provenance record attached to an output (table, report, notebook, manifest).
+
+    Raises
+    ------
+    judgerisk.panel.PanelError
+        When the file is missing or carries no record.
+    """
+    path = Path(path)
+    err = PanelError
+    if not path.is_file():
+        raise err(f"{path}: file not found")
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".parquet", ".pq"):
+            import pyarrow.parquet as pq
+
+            meta = pq.read_schema(path).metadata or {}
+            raw = meta.get(PROVENANCE_KEY.encode())
+            if raw is not None:
+                return json.loads(raw.decode("utf-8"))
+        elif suffix in (".html", ".htm"):
+            text = path.read_text(encoding="utf-8")
+            start = text.find(f'id="{_HTML_ID}">')
+            if start >= 0:
+                start = text.index(">", start) + 1
+                end = text.index("</script>", start)
+                return json.loads(text[start:end].replace("<\\/", "</"))
+        elif suffix == ".ipynb":
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            rec = nb.get("metadata", {}).get("judgerisk", {}).get("provenance")
+            if rec is not None:
+                return rec
+        elif path.name == "manifest.json":
+            rec = json.loads(path.read_text(encoding="utf-8")).get("provenance")
+            if rec is not None:
+                return rec
+        else:
+            side = sidecar_path(path)
+            if side.is_file():
+                return json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise err(f"{path}: cannot read its provenance record ({exc})") from None
+    raise err(f"{path}: no provenance record (not written by judgerisk, or the sidecar is gone)")
