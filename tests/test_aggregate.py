@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 import scipy.stats as sps
 
+from judgerisk._checks import binary_indicators
 from judgerisk.aggregators.aggregate import (
     AGGREGATORS,
     GLAD,
     MACE,
-    _binary,
     aggregate,
     compare_aggregators,
     disagreement,
@@ -94,7 +94,7 @@ def test_mace_equals_crowdkit_from_the_same_start(method):
     init = init[[workers.index(j) for j in votes.columns]]
     xi = np.stack([init[:, labels.index(1)], init[:, labels.index(0)]], axis=1)  # (A, B)
     est = MACE(n_iter=20, method=method)
-    y1, y0 = _binary(votes.to_numpy())
+    y1, y0 = binary_indicators(votes.to_numpy())
     params, _ = est._run(y1, y0, init[:, 1], init[:, 0], xi)
     est._set_params(votes, y1, y0, params)
     np.testing.assert_allclose(est.posterior_, ck.probas_[1].reindex(votes.index), atol=1e-8)

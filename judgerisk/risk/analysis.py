@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.aggregators.aggregate import aggregate
+from judgerisk.aggregators.base import get_aggregator
 from judgerisk.panel import (
     ORIGINAL,
     PanelError,
@@ -147,7 +148,8 @@ def _context(
         raise ValueError(f"aggregator_fit must be 'fit' or 'all', got {aggregator_fit!r}")
     panel = validate_panel(panel, conditions=None)
     options = dict(aggregator_options or {})
-    per_seed = aggregator_fit == "fit" and aggregator != "majority"
+    # a rule without parameters gives the same verdicts whatever it is fitted on
+    per_seed = aggregator_fit == "fit" and get_aggregator(aggregator).has_parameters
     errors = None if per_seed else aggregate_errors(panel, aggregator, **options)
     votes = verdicts(panel, ORIGINAL)
     probs = to_wide(panel, "p", ORIGINAL)
