@@ -7,7 +7,6 @@ import pandas as pd
 import pytest
 import scipy.stats as sps
 
-from judgerisk._checks import binary_indicators
 from judgerisk.aggregators.aggregate import (
     AGGREGATORS,
     GLAD,
@@ -20,6 +19,7 @@ from judgerisk.aggregators.aggregate import (
 from judgerisk.datasets._paths import data_dir
 from judgerisk.panel import gold_labels, validate_panel, verdicts
 from judgerisk.simulate import simulate_panel
+from judgerisk.validation import binary_indicators
 from tests._votes import crowdkit_long, planted_votes
 
 _DATA = data_dir(required=False)

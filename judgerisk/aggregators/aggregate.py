@@ -35,15 +35,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgerisk._checks import check_item_subset
 from judgerisk.aggregators.base import AGGREGATORS, make_aggregator
-from judgerisk.aggregators.care import CARE
-from judgerisk.aggregators.dawid_skene import DawidSkene
-from judgerisk.aggregators.glad import GLAD
-from judgerisk.aggregators.mace import MACE
+from judgerisk.validation import check_item_subset
 
-# isort: off  (registration order = the order of AGGREGATORS in reports and figures)
+# Registration order is the order of AGGREGATORS in reports and figures.
+# isort: off
 from judgerisk.aggregators.majority import MajorityVote, majority_vote
+from judgerisk.aggregators.dawid_skene import DawidSkene
+from judgerisk.aggregators.mace import MACE
+from judgerisk.aggregators.glad import GLAD
+from judgerisk.aggregators.care import CARE
 
 # isort: on
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel

@@ -9,13 +9,14 @@ over aggregators (analyses, retention, reports, figures) find it there. The book
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal, TypeVar, overload
 
 import numpy as np
 import pandas as pd
 
-from judgerisk._checks import align_judges, check_probs, check_votes, to_labels
+from judgerisk._registry import Registry
+from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
 
 __all__ = [
     "AGGREGATORS",
@@ -25,8 +26,6 @@ __all__ = [
     "register_aggregator",
     "unregister_aggregator",
 ]
-
-_REGISTRY: dict[str, type[BaseAggregator]] = {}
 
 
 class BaseAggregator:
@@ -133,6 +132,7 @@ class BaseAggregator:
         return f"{type(self).__name__}({', '.join(shown)})"
 
 
+_REGISTRY: Registry[type[BaseAggregator]] = Registry("aggregation method")
 _A = TypeVar("_A", bound=type[BaseAggregator])
 
 
@@ -164,10 +164,8 @@ def register_aggregator(name: str, cls: Any = None) -> Any:
     def deco(klass: _A) -> _A:
         if not (isinstance(klass, type) and issubclass(klass, BaseAggregator)):
             raise TypeError(f"{klass!r} is not a BaseAggregator subclass")
-        if name in _REGISTRY and _REGISTRY[name] is not klass:
-            raise ValueError(f"an aggregator named {name!r} is already registered")
+        _REGISTRY.add(name, klass)
         klass.name = name
-        _REGISTRY[name] = klass
         return klass
 
     return deco if cls is None else deco(cls)
@@ -175,17 +173,12 @@ def register_aggregator(name: str, cls: Any = None) -> Any:
 
 def unregister_aggregator(name: str) -> None:
     """Remove a registered aggregator (for tests and interactive sessions)."""
-    _REGISTRY.pop(name, None)
+    _REGISTRY.remove(name)
 
 
 def get_aggregator(name: str) -> type[BaseAggregator]:
     """The class registered under ``name``; a ``ValueError`` lists the registered names."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown aggregation method {name!r}; choose from {tuple(_REGISTRY)}"
-        ) from None
+    return _REGISTRY.get(name)
 
 
 def make_aggregator(name: str, random_state: int | None = None, **options: Any) -> BaseAggregator:
@@ -200,38 +193,6 @@ def make_aggregator(name: str, random_state: int | None = None, **options: Any) 
     return cls(**options)
 
 
-class _RegisteredNames(Sequence[str]):
-    """Live, read-only view of the registered aggregator names (a tuple-like sequence)."""
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
-    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
-        return tuple(_REGISTRY)[i]
-
-    def __len__(self) -> int:
-        return len(_REGISTRY)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(tuple(_REGISTRY))
-
-    def __contains__(self, name: object) -> bool:
-        return name in _REGISTRY
-
-    def __eq__(self, other: object) -> bool:
-        return tuple(self) == (tuple(other) if isinstance(other, Sequence) else other)
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
-
-    def __add__(self, other: Sequence[str]) -> tuple[str, ...]:
-        return tuple(self) + tuple(other)
-
-    def __repr__(self) -> str:
-        return repr(tuple(self))
-
-
 #: Names accepted by :func:`judgerisk.aggregators.aggregate`, in registration order (the order
 #: used by reports and figures). A live view of the registry: a newly registered rule appears.
-AGGREGATORS: Sequence[str] = _RegisteredNames()
+AGGREGATORS: Sequence[str] = _REGISTRY.names()

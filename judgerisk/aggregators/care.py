@@ -22,8 +22,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from judgerisk._checks import check_probs
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.validation import check_probs
 
 __all__ = ["CARE", "robust_pca"]
 

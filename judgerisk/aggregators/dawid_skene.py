@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from judgerisk._checks import binary_indicators, check_votes
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.validation import binary_indicators, check_votes
 
 __all__ = ["DawidSkene", "check_votes"]
 
@@ -115,7 +115,7 @@ class DawidSkene(BaseAggregator):
         ----------
         votes : pandas.DataFrame
             Item x judge table: 1.0 = A, 0.0 = B, NaN = missing (see
-            :func:`judgerisk._checks.check_votes`). Every item needs at least one vote.
+            :func:`judgerisk.validation.check_votes`). Every item needs at least one vote.
         probs : pandas.DataFrame, optional
             Unused (the interface of :class:`~judgerisk.aggregators.base.BaseAggregator`).
 

@@ -12,8 +12,8 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
-from judgerisk._checks import binary_indicators
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.validation import binary_indicators
 
 __all__ = ["GLAD"]
 

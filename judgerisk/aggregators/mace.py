@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import digamma, expit
 
-from judgerisk._checks import binary_indicators
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.validation import binary_indicators
 
 __all__ = ["MACE"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgerisk._checks import check_votes, to_labels
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.validation import check_votes, to_labels
 
 __all__ = ["MajorityVote", "majority_vote"]
 

@@ -39,7 +39,7 @@ from judgerisk.panel import (
     validate_panel,
     verdicts,
 )
-from judgerisk.risk.baselines import BASELINES, _baseline_table, _mean_probability
+from judgerisk.risk.baselines import mean_probability_table
 from judgerisk.risk.metrics import (
     auroc_table,
     high_consensus,
@@ -47,12 +47,15 @@ from judgerisk.risk.metrics import (
     matched_vote_mask,
     probability_high_consensus,
 )
+from judgerisk.risk.registry import COMPARED, get_risk_score, risk_score_table
 from judgerisk.risk.signals import scur_scores
 from judgerisk.splits import split_items
 
 __all__ = [
     "METHODS",
     "SUBSETS",
+    "RiskContext",
+    "risk_context",
     "aggregate_errors",
     "risk_table",
     "evaluate_risk",
@@ -60,7 +63,8 @@ __all__ = [
 ]
 
 #: Risk scores compared (SCUR first, then the baselines of METHODS §5).
-METHODS: tuple[str, ...] = ("scur", *BASELINES)
+#: A live view of :data:`judgerisk.risk.registry.COMPARED`: a newly registered score appears.
+METHODS: Sequence[str] = COMPARED
 #: Item subsets of the evaluation split (METHODS §6).
 SUBSETS: tuple[str, ...] = ("all", "hc", "prob_hc", "matched")
 _RESULT_COLUMNS = ["seed", "method", "subset", "auroc", "n_errors", "n_items"]
@@ -116,7 +120,7 @@ def aggregate_errors(
 
 
 @dataclass(frozen=True)
-class _Context:
+class RiskContext:
     """Everything that does not depend on the seed, computed once per :func:`evaluate_risk`."""
 
     panel: pd.DataFrame
@@ -134,7 +138,7 @@ class _Context:
     scur_options: dict
 
 
-def _context(
+def risk_context(
     panel: pd.DataFrame,
     aggregator: str,
     aggregator_options: dict | None,
@@ -143,7 +147,12 @@ def _context(
     hc_threshold: float,
     prob_threshold: float,
     scur_options: dict | None,
-) -> _Context:
+) -> RiskContext:
+    """Validate the panel and compute the seed-independent state of :func:`evaluate_risk`.
+
+    The arguments are those of :func:`evaluate_risk` (positional here); the benchmarks time the
+    stages of the analysis from this context.
+    """
     if aggregator_fit not in ("fit", "all"):
         raise ValueError(f"aggregator_fit must be 'fit' or 'all', got {aggregator_fit!r}")
     panel = validate_panel(panel, conditions=None)
@@ -153,7 +162,7 @@ def _context(
     errors = None if per_seed else aggregate_errors(panel, aggregator, **options)
     votes = verdicts(panel, ORIGINAL)
     probs = to_wide(panel, "p", ORIGINAL)
-    return _Context(
+    return RiskContext(
         panel=panel,
         items=votes.index,
         votes=votes,
@@ -162,7 +171,7 @@ def _context(
         aggregator=aggregator,
         aggregator_options=options,
         hc=high_consensus(votes, hc_threshold),
-        prob_hc=probability_high_consensus(_mean_probability(probs), prob_threshold),
+        prob_hc=probability_high_consensus(mean_probability_table(probs), prob_threshold),
         fractions=tuple(fractions),
         hc_threshold=hc_threshold,
         prob_threshold=prob_threshold,
@@ -179,7 +188,7 @@ def _check_names(methods: Sequence[str], subsets: Sequence[str]) -> None:
         raise ValueError(f"unknown subset(s) {bad_s}; choose from {list(SUBSETS)}")
 
 
-def _seed_scores(ctx: _Context, seed: int, methods: Sequence[str]) -> pd.DataFrame:
+def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str]) -> pd.DataFrame:
     """Per evaluation item: split-dependent scores, error label and subset masks for one seed."""
     split = split_items(ctx.items, seed, ctx.fractions)
     eval_idx = split.index[split.to_numpy() == "evaluation"]
@@ -192,9 +201,9 @@ def _seed_scores(ctx: _Context, seed: int, methods: Sequence[str]) -> pd.DataFra
                 f"scur_scores split the items differently from split_items (seed {seed})"
             )
         table["scur"] = result.scores("evaluation")["scur"].reindex(eval_idx).to_numpy(float)
-    base = [m for m in methods if m in BASELINES]
+    base = [m for m in methods if get_risk_score(m).compute is not None]
     if base:
-        b = _baseline_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base)
+        b = risk_score_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base)
         for m in base:
             table[m] = b[m].to_numpy()
     table = table[list(methods)]
@@ -218,7 +227,7 @@ def _seed_scores(ctx: _Context, seed: int, methods: Sequence[str]) -> pd.DataFra
 
 
 def _seed_rows(
-    ctx: _Context, seed: int, methods: Sequence[str], subsets: Sequence[str]
+    ctx: RiskContext, seed: int, methods: Sequence[str], subsets: Sequence[str]
 ) -> list[dict]:
     table = _seed_scores(ctx, seed, methods)
     rows = []
@@ -247,7 +256,7 @@ def _seed_rows(
 
 
 def _chunk_rows(
-    ctx: _Context, seeds: Sequence[int], methods: Sequence[str], subsets: Sequence[str]
+    ctx: RiskContext, seeds: Sequence[int], methods: Sequence[str], subsets: Sequence[str]
 ) -> list[list[dict]]:
     """Rows of several seeds: one parallel task, so the context is sent once per chunk."""
     return [_seed_rows(ctx, s, methods, subsets) for s in seeds]
@@ -297,7 +306,7 @@ def risk_table(
         item's vote pattern holds both errors and non-errors), then one column per method.
     """
     _check_names(methods, ())
-    ctx = _context(
+    ctx = risk_context(
         panel,
         aggregator,
         aggregator_options,
@@ -372,7 +381,7 @@ def evaluate_risk(
     _check_names(methods, subsets)
     if not seeds:
         raise ValueError("seeds is empty")
-    ctx = _context(
+    ctx = risk_context(
         panel,
         aggregator,
         aggregator_options,

@@ -31,22 +31,20 @@ import pandas as pd
 
 from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts
+from judgerisk.risk.registry import BASELINES, register_risk_score, risk_score_table
 from judgerisk.risk.signals import binary_entropy  # shared helper (bits by default)
 
 __all__ = [
     "BASELINES",
     "binary_entropy",
     "mean_probability",
+    "mean_probability_table",
     "pe",
     "ve",
     "msp",
     "ds_entropy",
     "baseline_scores",
 ]
-
-#: Names of the baseline scores, in the order reported.
-BASELINES: tuple[str, ...] = ("pe", "ve", "msp", "ds_entropy")
-
 
 # ------------------------------------------------------------------ wide-matrix kernels (internal)
 # Row means of the same multiset of probabilities can differ in the last bits depending on
@@ -55,12 +53,34 @@ BASELINES: tuple[str, ...] = ("pe", "ve", "msp", "ds_entropy")
 _ROUND = 12
 
 
-def _mean_probability(probs: pd.DataFrame) -> pd.Series:
+def mean_probability_table(probs: pd.DataFrame) -> pd.Series:
+    """Row means of an item x judge probability table, rounded to 1e-12 (name ``"p_bar"``)."""
     return probs.mean(axis=1, skipna=True).round(_ROUND).rename("p_bar")
 
 
+@register_risk_score("pe")
+def _pe_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
+    return _pe(probs.loc[items])
+
+
+@register_risk_score("ve")
+def _ve_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
+    return _ve(votes.loc[items])
+
+
+@register_risk_score("msp")
+def _msp_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
+    return _msp(probs.loc[items])
+
+
+@register_risk_score("ds_entropy", needs_fit=True)
+def _ds_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
+    assert fit is not None  # checked by risk_score_table (needs_fit)
+    return _ds_entropy(votes, fit, items, DawidSkene())
+
+
 def _pe(probs: pd.DataFrame) -> pd.Series:
-    return pd.Series(binary_entropy(_mean_probability(probs)), index=probs.index, name="pe")
+    return pd.Series(binary_entropy(mean_probability_table(probs)), index=probs.index, name="pe")
 
 
 def _ve(votes: pd.DataFrame) -> pd.Series:
@@ -114,7 +134,7 @@ def mean_probability(panel: pd.DataFrame) -> pd.Series:
         By item (name ``"p_bar"``).
     """
     panel = validate_panel(panel, conditions=None)
-    return _mean_probability(to_wide(panel, "p", ORIGINAL))
+    return mean_probability_table(to_wide(panel, "p", ORIGINAL))
 
 
 def pe(panel: pd.DataFrame) -> pd.Series:
@@ -287,28 +307,4 @@ def baseline_scores(
         target = votes.index.difference(fit_idx)
     else:
         target = votes.index
-    return _baseline_table(probs, votes, fit_idx, target, methods)
-
-
-def _baseline_table(
-    probs: pd.DataFrame,
-    votes: pd.DataFrame,
-    fit_idx: pd.Index | None,
-    target: pd.Index,
-    methods: Sequence[str],
-    model: DawidSkene | None = None,
-) -> pd.DataFrame:
-    """Baselines on precomputed wide matrices (shared with :mod:`judgerisk.risk.analysis`)."""
-    cols = {}
-    for m in methods:
-        if m == "pe":
-            cols[m] = _pe(probs.loc[target])
-        elif m == "ve":
-            cols[m] = _ve(votes.loc[target])
-        elif m == "msp":
-            cols[m] = _msp(probs.loc[target])
-        elif m == "ds_entropy":
-            if fit_idx is None:
-                raise ValueError("ds_entropy needs fit_items (the fit split)")
-            cols[m] = _ds_entropy(votes, fit_idx, target, model or DawidSkene())
-    return pd.DataFrame(cols, index=target)
+    return risk_score_table(probs, votes, fit_idx, target, methods)

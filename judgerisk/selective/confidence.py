@@ -26,7 +26,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from judgerisk.selective.metrics import _as_float, as_binary, uncertainty_metrics
+from judgerisk.selective.metrics import uncertainty_metrics
+from judgerisk.validation import as_binary, as_float
 
 __all__ = [
     "Signal",
@@ -181,7 +182,7 @@ def verbalized_confidence(pred, confidence) -> Signal:
         ``score`` = 1 − confidence (a monotone uncertainty; not in nats).
     """
     p = as_binary(pred, "pred")
-    c = _as_float(confidence, "confidence", 0.0, 1.0)
+    c = as_float(confidence, "confidence", 0.0, 1.0)
     if c.shape != p.shape:
         raise ValueError(f"pred has {p.size} entries but confidence has {c.size}")
     return Signal(1.0 - c, p, c)

@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import average_precision_score, roc_auc_score
 
+from judgerisk.validation import as_binary, as_bool, as_float
+
 __all__ = [
     "as_binary",
     "errors_of",
@@ -35,47 +37,6 @@ __all__ = [
     "fdp",
     "uncertainty_metrics",
 ]
-
-
-def _bad(values: np.ndarray, mask: np.ndarray) -> str:
-    rows = np.flatnonzero(mask)
-    shown = ", ".join(f"{r}: {values[r]!r}" for r in rows[:10])
-    more = f" (+{rows.size - 10} more)" if rows.size > 10 else ""
-    return f"rows {shown}{more}"
-
-
-def as_binary(values, name: str = "labels") -> np.ndarray:
-    """Coerce labels to an ``int8`` array with 1 = answer A, 0 = answer B.
-
-    Parameters
-    ----------
-    values : array-like
-        ``"A"`` / ``"B"`` strings, booleans, or the integers 0 / 1.
-    name : str
-        Name used in error messages.
-
-    Returns
-    -------
-    numpy.ndarray of int8
-
-    Raises
-    ------
-    ValueError
-        Naming up to ten offending positions when a value is none of the above.
-    """
-    arr = np.asarray(values.to_numpy() if isinstance(values, pd.Series) else values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype.kind in "biuf":
-        num = arr.astype(np.float64)
-        bad = ~((num == 0) | (num == 1))
-        out = np.where(bad, -1, num).astype(np.int8)
-    else:
-        out = np.where(arr == "A", 1, np.where(arr == "B", 0, -1)).astype(np.int8)
-        bad = out < 0
-    if bad.any():
-        raise ValueError(f"{name} must be 'A'/'B' or 0/1; bad values at {_bad(arr, bad)}")
-    return out
 
 
 def errors_of(preds, gold) -> np.ndarray:
@@ -96,35 +57,9 @@ def errors_of(preds, gold) -> np.ndarray:
     return p != g
 
 
-def _as_float(values, name: str, lo: float | None = None, hi: float | None = None) -> np.ndarray:
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if lo is not None:
-        bad |= arr < lo
-    if hi is not None:
-        bad |= arr > hi
-    if bad.any():
-        rng = "" if lo is None else f" in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be finite{rng}; bad values at {_bad(arr, bad)}")
-    return arr
-
-
-def _as_bool(values, name: str) -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.dtype == bool:
-        return arr
-    num = np.asarray(arr, dtype=np.float64)
-    bad = ~((num == 0) | (num == 1))
-    if bad.any():
-        raise ValueError(f"{name} must be boolean or 0/1; bad values at {_bad(num, bad)}")
-    return num.astype(bool)
-
-
 def _pair(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
-    c = _as_float(confidence, "confidence", 0.0, 1.0)
-    y = _as_bool(correct, "correct")
+    c = as_float(confidence, "confidence", 0.0, 1.0)
+    y = as_bool(correct, "correct")
     if c.shape != y.shape:
         raise ValueError(f"confidence has {c.size} entries but correct has {y.size}")
     if c.size == 0:
@@ -242,7 +177,7 @@ def auprc_correct(confidence, correct) -> float:
 
 def coverage(accepted) -> float:
     """Share of items accepted, :math:`\\frac1n\\sum_i S_i`."""
-    a = _as_bool(accepted, "accepted")
+    a = as_bool(accepted, "accepted")
     if a.size == 0:
         raise ValueError("accepted is empty")
     return float(a.mean())
@@ -255,7 +190,7 @@ def fdp(accepted, errors) -> float:
     -----
     .. math:: \\mathrm{FDP} = \\frac{\\sum_i S_i E_i}{\\max(1, \\sum_i S_i)}
     """
-    a, e = _as_bool(accepted, "accepted"), _as_bool(errors, "errors")
+    a, e = as_bool(accepted, "accepted"), as_bool(errors, "errors")
     if a.shape != e.shape:
         raise ValueError(f"accepted has {a.size} entries but errors has {e.size}")
     return float((a & e).sum() / max(1, int(a.sum())))

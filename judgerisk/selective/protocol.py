@@ -33,16 +33,16 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from judgerisk.selective.metrics import _as_float, errors_of
+from judgerisk.selective.metrics import errors_of
 from judgerisk.selective.scope import (
     SELECTORS,
-    _check_alpha,
-    _toe_max_errors,
     naive_feasible,
     scope_feasible,
     toe_certified,
     toe_grid,
+    toe_max_errors,
 )
+from judgerisk.validation import as_float, check_alpha
 
 __all__ = [
     "ALPHAS",
@@ -182,7 +182,7 @@ def _vec_toe(conf, errors, cal, alphas, n_test, delta, n_grid, min_accepted):
     j_top = kept.sum(axis=1) - 1
     cols = []
     for a in alphas:
-        kmax = _toe_max_errors(int(cal.shape[1]), float(a), float(delta))
+        kmax = toe_max_errors(int(cal.shape[1]), float(a), float(delta))
         fail = kept & (n_err > kmax[n_acc])
         j_fail = _last_true(fail)
         ok = (j_top >= 0) & (j_fail < j_top)
@@ -314,7 +314,7 @@ def split_protocol(
     inputs = {}
     for name, val in (("uncertainty", uncertainty), ("confidence", confidence)):
         if val is not None:
-            arr = _as_float(val, name, *((0.0, 1.0) if name == "confidence" else (None, None)))
+            arr = as_float(val, name, *((0.0, 1.0) if name == "confidence" else (None, None)))
             if arr.size != n:
                 raise ValueError(f"{name} has {arr.size} entries but preds/gold have {n}")
             inputs[name] = arr
@@ -326,7 +326,7 @@ def split_protocol(
             raise ValueError(f"unknown method {m!r}; choose from {METHODS}")
         if _NEEDS[m] is not None and _NEEDS[m] not in inputs:
             raise ValueError(f"method {m!r} needs {_NEEDS[m]}=...; it was not given")
-    alphas = tuple(_check_alpha(a) for a in alphas)
+    alphas = tuple(check_alpha(a) for a in alphas)
     cal = split_masks(n, n_splits, cal_frac, seed)
     n_test = n - int(cal[0].sum())
 

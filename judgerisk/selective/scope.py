@@ -27,9 +27,10 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import beta, binom
 
-from judgerisk.selective.metrics import _as_bool, _as_float
+from judgerisk.validation import as_bool, as_float, check_alpha
 
 __all__ = [
+    "toe_max_errors",
     "FEASIBILITY_EPS",
     "scope_threshold",
     "naive_threshold",
@@ -52,16 +53,9 @@ __all__ = [
 FEASIBILITY_EPS = 1e-9
 
 
-def _check_alpha(alpha: float) -> float:
-    a = float(alpha)
-    if not 0.0 < a < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    return a
-
-
 def _scores_errors(scores, errors, name: str = "scores") -> tuple[np.ndarray, np.ndarray]:
-    s = _as_float(scores, name)
-    e = _as_bool(errors, "errors")
+    s = as_float(scores, name)
+    e = as_bool(errors, "errors")
     if s.shape != e.shape:
         raise ValueError(f"{name} has {s.size} entries but errors has {e.size}")
     return s, e
@@ -124,7 +118,7 @@ def scope_threshold(scores, errors, alpha: float) -> float:
     ----------
     SCOPE paper, §2.3 (Eqs. 5–6); METHODS.md §7.
     """
-    return _block_threshold(scores, errors, _check_alpha(alpha), scope_feasible)
+    return _block_threshold(scores, errors, check_alpha(alpha), scope_feasible)
 
 
 def naive_threshold(scores, errors, alpha: float) -> float:
@@ -133,7 +127,7 @@ def naive_threshold(scores, errors, alpha: float) -> float:
     Same tie handling as :func:`scope_threshold`, without the finite-sample ``-1``:
     :math:`\\sum S E / \\sum S \\le \\alpha`. ``-inf`` when no threshold qualifies.
     """
-    return _block_threshold(scores, errors, _check_alpha(alpha), naive_feasible)
+    return _block_threshold(scores, errors, check_alpha(alpha), naive_feasible)
 
 
 def clopper_pearson_upper(k, n, delta: float = 0.1):
@@ -158,7 +152,7 @@ def toe_certified(n_err, n_acc, alpha: float, delta: float):
 
 
 @lru_cache(maxsize=64)
-def _toe_max_errors(n_max: int, alpha: float, delta: float) -> np.ndarray:
+def toe_max_errors(n_max: int, alpha: float, delta: float) -> np.ndarray:
     """For n = 0..n_max, the largest error count that is still certified (-1 if none)."""
     n = np.arange(n_max + 1)
     k0 = binom.ppf(delta, n, alpha)  # smallest k with cdf(k) >= delta
@@ -221,14 +215,14 @@ def toe_threshold(
     Jung et al. (2025); SCOPE paper Appendix D.2; METHODS.md §7.
     """
     c, e = _scores_errors(confidence, errors, "confidence")
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     grid = toe_grid(n_grid)
     # number of grid points <= c: an item is accepted at grid index j iff j < g
     g = np.searchsorted(grid, c, side="right")
     n_acc = np.cumsum(np.bincount(g, minlength=grid.size + 1)[::-1])[::-1][1:]
     n_err = np.cumsum(np.bincount(g, weights=e, minlength=grid.size + 1)[::-1])[::-1][1:]
     kept = n_acc >= min_accepted
-    kmax = _toe_max_errors(int(c.size), alpha, float(delta))
+    kmax = toe_max_errors(int(c.size), alpha, float(delta))
     fail = kept & (n_err > kmax[n_acc])
     top = np.flatnonzero(kept)
     if top.size == 0:
@@ -256,7 +250,7 @@ class _Selector:
         """Boolean acceptance mask for new items (``values`` of the selector's input kind)."""
         if not hasattr(self, "threshold_"):
             raise RuntimeError(f"{type(self).__name__} is not calibrated; call calibrate() first")
-        v = _as_float(values, self.input_kind)
+        v = as_float(values, self.input_kind)
         if self.input_kind == "uncertainty":
             return v <= self.threshold_
         return v >= self.threshold_
@@ -319,7 +313,7 @@ class Heuristic(_Selector):
 
     def calibrate(self, confidence=None, errors=None) -> Heuristic:
         """No calibration: ``threshold_ = 1 - alpha``."""
-        self.threshold_ = 1.0 - _check_alpha(self.alpha)
+        self.threshold_ = 1.0 - check_alpha(self.alpha)
         return self
 
 
