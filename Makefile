@@ -7,6 +7,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.judgerisk-installed
 LINT_PATHS := judgerisk tests benchmarks
 HTML := _build/html
+# The public data: the installed package bakes in no location; default to ../shared/data beside
+# the repository when JUDGERISK_DATA is unset (notebooks and tests inherit it).
+export JUDGERISK_DATA ?= $(abspath $(CURDIR)/../shared/data)
 
 .PHONY: book test lint notebooks venv browser clean help
 

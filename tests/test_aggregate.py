@@ -16,13 +16,13 @@ from judgerisk.aggregators.aggregate import (
     disagreement,
     majority_vote,
 )
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets import data_root
 from judgerisk.panel import gold_labels, validate_panel, verdicts
 from judgerisk.simulate import simulate_panel
 from judgerisk.validation import binary_indicators
 from tests._votes import crowdkit_long, planted_votes
 
-_DATA = data_dir(required=False)
+_DATA = data_root(required=False)
 _LLMBAR = None if _DATA is None else _DATA / "llmbar"
 
 

@@ -1,4 +1,10 @@
-"""Where the public data lives: an argument, ``$JUDGERISK_DATA``, or ``../shared/data``."""
+"""The one root resolver of the public data: an argument, else ``$JUDGERISK_DATA``.
+
+The installed package bakes in no default location. Callers that know where the data sits
+decide their own fallback by setting ``JUDGERISK_DATA``: the Makefile and the notebook runner set
+it to ``../shared/data`` beside the repository when it is unset, and so does the test suite's
+``conftest.py``.
+"""
 
 from __future__ import annotations
 
@@ -6,31 +12,38 @@ import os
 from pathlib import Path
 
 ENV_VAR = "JUDGERISK_DATA"
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DATA_DIR = _REPO_ROOT.parent / "shared" / "data"
 
 
-def data_dir(path: str | os.PathLike | None = None, required: bool = True) -> Path | None:
+def data_root(data_dir: str | os.PathLike | None = None, required: bool = True) -> Path | None:
     """Resolve the folder holding the public data sets.
 
     Parameters
     ----------
-    path : path-like, optional
-        Explicit folder. When omitted, ``$JUDGERISK_DATA`` is used, else
-        ``<repository>/../shared/data``.
+    data_dir : path-like, optional
+        Explicit folder. When omitted, ``$JUDGERISK_DATA`` is used.
     required : bool, default True
-        Raise when the folder does not exist; otherwise return ``None``.
+        Raise when no folder is given or it does not exist; otherwise return ``None``.
 
     Returns
     -------
     pathlib.Path or None
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming ``JUDGERISK_DATA`` when the folder is missing and ``required``.
     """
-    if path is not None:
-        candidate, origin = Path(path), "the data_dir argument"
+    if data_dir is not None:
+        candidate, origin = Path(data_dir), "the data_dir argument"
     elif os.environ.get(ENV_VAR):
         candidate, origin = Path(os.environ[ENV_VAR]), f"${ENV_VAR}"
     else:
-        candidate, origin = DEFAULT_DATA_DIR, "the default location"
+        if required:
+            raise FileNotFoundError(
+                f"no data folder: pass data_dir=... or set the {ENV_VAR} environment variable to "
+                "the folder holding llmbar/, judgebench/ and pandalm/"
+            )
+        return None
     candidate = candidate.expanduser().resolve()
     if candidate.is_dir():
         return candidate

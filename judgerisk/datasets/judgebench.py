@@ -8,8 +8,8 @@ Hugging Face as ``ScalerLab/JudgeBench``, MIT). The loaders read one flat table:
 
     <root>/judgebench/judgments_long.csv
 
-``<root>`` is the ``data_dir`` argument, else ``$JUDGERISK_DATA``, else ``<repo>/../shared/data``
-(:func:`judgerisk.datasets._paths.data_dir`); ``data_dir`` may also be the ``judgebench`` folder
+``<root>`` is the ``data_dir`` argument, else ``$JUDGERISK_DATA``, else ``(no default)``
+(:func:`judgerisk.datasets.data_root`); ``data_dir`` may also be the ``judgebench`` folder
 itself. ``judgments_long.csv`` was derived by the judgerisk team from the repository's
 ``outputs/*.jsonl`` judge runs (one row per pair, judge and game; the derivation and the list of
 source files are in the folder's ``PROVENANCE.md``). Its columns: ``response_model, pair_id,
@@ -62,7 +62,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgerisk.datasets._paths import data_dir as _data_dir
+from judgerisk.datasets._paths import data_root
+from judgerisk.datasets.registry import register_dataset
 from judgerisk.panel import validate_panel
 
 __all__ = [
@@ -110,7 +111,7 @@ def judgebench_dir(data_dir=None) -> Path:
     """The folder holding ``judgments_long.csv`` (``<root>/judgebench`` or ``data_dir`` itself)."""
     if data_dir is not None and (Path(data_dir) / FILE).is_file():
         return Path(data_dir)
-    folder = _data_dir(data_dir) / "judgebench"
+    folder = data_root(data_dir) / "judgebench"
     if not (folder / FILE).is_file():
         raise FileNotFoundError(
             f"{folder / FILE} not found; download JudgeBench (github.com/ScalerLab/JudgeBench) and "
@@ -204,6 +205,7 @@ def load_judgebench_reward_pairs(judge: str, data_dir=None) -> pd.DataFrame:
     )
 
 
+@register_dataset("judgebench", markers=("judgments_long.csv",))
 def load_judgebench_panel(data_dir=None, judges="reward_models") -> pd.DataFrame:
     """A validated panel of the reward models: conditions ``original`` (game 1), ``swap`` (game 2).
 

@@ -11,8 +11,8 @@ it and point the loader at a folder laid out like::
     <root>/llmbar/Dataset/Processed/LLMEval2/...      (the repo names it ``LLMEval^2``; both work)
     <root>/llmbar/verdicts_long.csv                  (optional flat table, see below)
 
-``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``, else ``<repo>/../shared/data``
-(:func:`judgerisk.datasets._paths.data_dir`). ``path`` may also point at the ``llmbar`` folder itself.
+``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``, else ``(no default)``
+(:func:`judgerisk.datasets.data_root`). ``path`` may also point at the ``llmbar`` folder itself.
 ``verdicts_long.csv`` is a flat table derived by the judgerisk team from the ``result.json`` files
 (columns ``subset, item_idx, judge, strategy, gold, winner_swap_false, winner_swap_true``); with
 ``source="json"`` the loader rebuilds the same table from the ``result.json`` files of the original
@@ -76,7 +76,8 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.datasets._missing import report_missing_cells
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets._paths import data_root
+from judgerisk.datasets.registry import register_dataset
 from judgerisk.panel import validate_panel
 
 __all__ = [
@@ -107,7 +108,7 @@ _VERDICT_COLUMNS = ["subset", "item_idx", "judge", "strategy", "gold", "swap", "
 
 def _llmbar_root(path: str | Path | None) -> Path:
     """Resolve the ``llmbar`` folder from a data root or the folder itself."""
-    root = data_dir(path)
+    root = data_root(path)
     for cand in (root / "llmbar", root):
         if (cand / "verdicts_long.csv").is_file() or (cand / "Dataset").is_dir():
             return cand
@@ -211,7 +212,7 @@ def load_llmbar_verdicts(
     ----------
     path : str or Path, optional
         Data root (holding ``llmbar/``) or the ``llmbar`` folder; default ``$JUDGERISK_DATA``, else
-        ``<repo>/../shared/data``.
+        ``(no default)``.
     subsets : {"LLMBar", "Processed", "all"} or iterable of str, default "LLMBar"
         Which subsets to read (see :data:`LLMBAR_SUBSETS`, :data:`PROCESSED_SUBSETS`).
     source : {"csv", "json"}, default "csv"
@@ -350,6 +351,7 @@ def llmbar_panel(
     return out
 
 
+@register_dataset("llmbar", markers=("verdicts_long.csv", "Dataset"))
 def load_llmbar_panel(
     path: str | Path | None = None,
     *,
