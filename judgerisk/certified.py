@@ -57,7 +57,9 @@ from tqdm.auto import tqdm
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import ORIGINAL, PanelError, gold_labels, to_wide, validate_panel
+from judgerisk.plots import style
 from judgerisk.risk.baselines import BASELINES, baseline_scores
+from judgerisk.risk.registry import COMPONENTS
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
@@ -76,15 +78,9 @@ __all__ = [
 
 #: SCUR columns averaged over the seeds in :func:`score_panel`.
 SCORE_COLUMNS: tuple[str, ...] = (
-    "U",
-    "C",
-    "S_order",
-    "S_rubric",
+    *COMPONENTS,
     "S",
-    "z_U",
-    "z_C",
-    "z_S_order",
-    "z_S_rubric",
+    *(f"z_{c}" for c in COMPONENTS),
     "z_S",
     "scur",
 )
@@ -472,7 +468,6 @@ def certify_panel(
     g = gold.reindex(items).to_numpy()
     kw = dict(alphas=alphas, n_splits=n_splits, cal_frac=cal_frac, seed=split_seed)
     frames = []
-    names = {"scur": "SCUR (panel)", "pe": "PE (panel)"}
     for col in panel_scores:
         tab = split_protocol(
             scores.loc[items, col].to_numpy(dtype=np.float64),
@@ -481,7 +476,7 @@ def certify_panel(
             methods=("vanilla", "naive", "scope"),
             **kw,
         )
-        frames.append(tab.assign(score=names.get(col, f"{col} (panel)")))
+        frames.append(tab.assign(score=f"{style.label(col)} (panel)"))
     if single is not None:
         tab = split_protocol(
             single.loc[items, "bpe"].to_numpy(),

@@ -11,6 +11,7 @@ import seaborn as sns
 from matplotlib.patches import Patch
 
 from judgerisk.plots import style
+from judgerisk.risk.registry import COMPARED
 
 __all__ = [
     "METHOD_LABELS",
@@ -21,7 +22,7 @@ __all__ = [
 ]
 
 #: Display names of the risk scores (from the shared style).
-METHOD_LABELS = {k: style.label(k) for k in ("scur", "pe", "ve", "msp", "ds_entropy")}
+METHOD_LABELS = {k: style.label(k) for k in COMPARED}
 #: Display names of the evaluation subsets.
 SUBSET_LABELS = {
     "all": "all evaluation items",
@@ -61,7 +62,7 @@ def plot_auroc_by_method(
         and errors per seed in the subset (as in the paper's Figure 4).
     """
     subsets = list(subsets) if subsets is not None else _ordered(result["subset"], SUBSET_LABELS)
-    methods = list(methods) if methods is not None else _ordered(result["method"], METHOD_LABELS)
+    methods = list(methods) if methods is not None else _ordered(result["method"], COMPARED)
     if axes is None:
         fig, axes = plt.subplots(
             1, len(subsets), figsize=(3.4 * len(subsets), 3.6), sharey=True, layout="constrained"
@@ -72,13 +73,13 @@ def plot_auroc_by_method(
         fig = axes[0].figure
     if len(axes) != len(subsets):
         raise ValueError(f"got {len(axes)} axes for {len(subsets)} subsets")
-    labels = [METHOD_LABELS.get(m, m) for m in methods]
+    labels = [style.label(m) for m in methods]
     for ax, subset in zip(axes, subsets, strict=True):
         sub = result[(result["subset"] == subset) & result["method"].isin(methods)]
         if sub.empty:
             raise ValueError(f"no rows for subset {subset!r}")
-        sub = sub.assign(label=sub["method"].map(lambda m: METHOD_LABELS.get(m, m)))
-        palette = {METHOD_LABELS.get(m, m): style.color(m) for m in methods}
+        sub = sub.assign(label=sub["method"].map(style.label))
+        palette = style.palette(methods)
         sns.stripplot(
             data=sub,
             x="label",
@@ -184,7 +185,7 @@ def plot_matched_group_auroc(
     if not needed <= set(groups.columns):
         raise ValueError(f"groups needs columns {sorted(needed)}, got {list(groups.columns)}")
     g = groups.dropna(subset=["auroc"])
-    methods = list(methods) if methods is not None else _ordered(g["method"], METHOD_LABELS)
+    methods = list(methods) if methods is not None else _ordered(g["method"], COMPARED)
     if ax is None:
         _, ax = plt.subplots(figsize=(6.5, 0.55 * len(methods) + 1.2), layout="constrained")
     rng = np.random.default_rng(0)  # vertical jitter only, for legibility
@@ -205,6 +206,6 @@ def plot_matched_group_auroc(
             ax.plot(mean, yk, "D", color="black", markersize=7)
             ax.text(mean, yk + 0.3, f"{mean:.3f}", ha="center", fontsize=8)
     ax.axvline(0.5, ls="--", color="grey", lw=1)
-    ax.set_yticks(range(len(methods)), [METHOD_LABELS.get(m, m) for m in methods][::-1])
+    ax.set_yticks(range(len(methods)), [style.label(m) for m in methods][::-1])
     ax.set(xlabel="AUROC within a vote pattern", xlim=(-0.03, 1.03))
     return ax

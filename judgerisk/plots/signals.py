@@ -6,6 +6,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from judgerisk.plots import style
+from judgerisk.risk.registry import COMPONENTS
+
 __all__ = [
     "plot_item_walkthrough",
     "plot_signal_distributions",
@@ -14,7 +17,14 @@ __all__ = [
 ]
 
 _SPLIT_COLORS = {"reference": "#4c72b0", "evaluation": "#dd8452"}
-_Z_COLORS = {"z_U": "#4c72b0", "z_C": "#55a868", "z_S": "#c44e52", "scur": "#333333"}
+# the normalised signals take the colour of their raw component (style module); S is the
+# larger of the two sensitivity families
+_Z_COLORS = {
+    "z_U": style.color("U"),
+    "z_C": style.color("C"),
+    "z_S": style.color("S_order"),
+    "scur": style.color("scur"),
+}
 _Z_LABELS = {"z_U": "$z^U$", "z_C": "$z^C$", "z_S": "$z^S$", "scur": "SCUR"}
 
 
@@ -98,7 +108,7 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
     matplotlib.figure.Figure
         A component that is absent (all NaN) is shown as an empty, labelled panel.
     """
-    top = ["U", "C", "S_order", "S_rubric"]
+    top = list(COMPONENTS)
     bottom = ["z_U", "z_C", "z_S", "scur"]
     fig, axes = plt.subplots(2, 4, figsize=(13, 5.6), layout="constrained")
     for ax, col in zip([*axes[0], *axes[1]], top + bottom, strict=True):

@@ -74,6 +74,14 @@ class RiskScore:
 
 
 _REGISTRY: Registry[RiskScore] = Registry("risk score")
+#: SCUR and its components, in the order of the noisy-OR (computed by ``scur_scores``).
+_BUILTIN_SIGNALS: tuple[tuple[str, Kind], ...] = (
+    ("scur", "scur"),
+    ("U", "component"),
+    ("C", "component"),
+    ("S_order", "component"),
+    ("S_rubric", "component"),
+)
 
 #: Every registered score, in registration order (SCUR, its components, then the baselines).
 RISK_SCORES: Sequence[str] = _REGISTRY.names()
@@ -110,6 +118,11 @@ def register_risk_score(
     """
     if kind not in ("scur", "component", "baseline"):
         raise ValueError(f"kind must be 'scur', 'component' or 'baseline', got {kind!r}")
+    if kind != "baseline" and (name, kind) not in _BUILTIN_SIGNALS:
+        raise ValueError(
+            "only SCUR and its four components are computed by scur_scores; register a new "
+            f"score {name!r} as kind='baseline' with its ScoreFunction"
+        )
 
     def deco(func: ScoreFunction) -> ScoreFunction:
         _REGISTRY.add(name, RiskScore(name, kind, func if kind == "baseline" else None, needs_fit))
@@ -163,12 +176,5 @@ def risk_score_table(
     return pd.DataFrame(cols, index=items)
 
 
-_BUILTIN_SIGNALS: tuple[tuple[str, Kind], ...] = (
-    ("scur", "scur"),
-    ("U", "component"),
-    ("C", "component"),
-    ("S_order", "component"),
-    ("S_rubric", "component"),
-)
 for _name, _kind in _BUILTIN_SIGNALS:
     register_risk_score(_name, kind=_kind)(_signal)

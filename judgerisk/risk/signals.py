@@ -76,6 +76,7 @@ from scipy.special import entr
 
 from judgerisk.panel import FAMILIES, ORIGINAL, validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
+from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
 from judgerisk.splits import split_items
 
 __all__ = [
@@ -94,7 +95,7 @@ __all__ = [
 ]
 
 #: The four raw components, in table order.
-COMPONENTS: tuple[str, ...] = ("U", "C", "S_order", "S_rubric")
+COMPONENTS: Sequence[str] = REGISTERED_COMPONENTS
 #: Floor of each complement 1 - z in the noisy-OR (METHODS §4).
 Z_FLOOR = 1e-12
 _Z_COLUMNS = ("z_U", "z_C", "z_S")
