@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.extract.forward import iter_batches, prepare_model, resolve_device
+from judgerisk.extract.judge import HFJudge, Judge
 from judgerisk.extract.parts import next_sequence, read_parts, write_manifest, write_part
 from judgerisk.extract.prompts import build_prompts, load_template, read_items, render_chats
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
@@ -154,10 +155,12 @@ def extract_logprobs(
 
     Parameters
     ----------
-    model : transformers causal LM
-        The judge (e.g. ``AutoModelForCausalLM.from_pretrained(path, dtype="bfloat16")``).
-    tokenizer : transformers tokenizer
-        Its tokenizer, with a chat template (or pass ``chat_template``).
+    model : transformers causal LM or Judge
+        The judge (e.g. ``AutoModelForCausalLM.from_pretrained(path, dtype="bfloat16")``), or any
+        :class:`~judgerisk.extract.judge.Judge` backend (then ``tokenizer=None``; an
+        :class:`~judgerisk.extract.judge.HFJudge` runs the batched, resumable path below).
+    tokenizer : transformers tokenizer or None
+        Its tokenizer, with a chat template (or pass ``chat_template``); None with a Judge.
     items : DataFrame or path
         ``item, prompt, answer_a, answer_b[, gold]`` (DataFrame or .jsonl/.json/.csv/.parquet).
     judge : str, optional
@@ -215,6 +218,16 @@ def extract_logprobs(
     conditions = tuple(conditions)
     if "original" not in conditions:
         raise ValueError(f"conditions must include 'original', got {conditions}")
+    if isinstance(model, Judge):
+        if tokenizer is not None:
+            raise ValueError("pass tokenizer=None with a Judge (it brings its own)")
+        if not isinstance(model, HFJudge):
+            return _extract_with_judge(
+                model, items, conditions, judge, template, enable_thinking, min_verdict_mass
+            )
+        judge = judge if judge is not None else model.name
+        chat_template = chat_template if chat_template is not None else model.chat_template
+        model, tokenizer = model.model, model.tokenizer
     items, prompts, vt, tmpl = prepare_prompts(
         tokenizer,
         items,
@@ -257,6 +270,33 @@ def extract_logprobs(
     )
     results = _gather(results, out_dir, world)
     return _assemble(items, prompts, results, judge, tmpl, vt, min_verdict_mass)
+
+
+def _extract_with_judge(judge, items, conditions, name, template, enable_thinking, min_mass):
+    """The backend-neutral path: render, ask the Judge for verdict log-probs, assemble."""
+    if enable_thinking:
+        raise ValueError("enable_thinking must be False for verdict log-probabilities")
+    items = read_items(items)
+    tmpl = load_template(template)
+    if tmpl.kind != "verdict":
+        raise ValueError(f"template {tmpl.name!r} is of kind {tmpl.kind!r}, need 'verdict'")
+    prompts = build_prompts(items, tmpl, conditions)
+    prompts["text"] = judge.render(
+        list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill
+    )
+    res = judge.verdict_logprobs(list(prompts["text"]), tuple(tmpl.verdict_tokens))
+    prompts["prompt_tokens"] = np.asarray(res.prompt_tokens, dtype=np.int64)
+    results = pd.DataFrame(
+        {
+            "item": prompts["item"].to_numpy(),
+            "condition": prompts["condition"].to_numpy(),
+            "logprob_a": res.logprobs[:, 0],
+            "logprob_b": res.logprobs[:, 1],
+            "prompt_tokens": prompts["prompt_tokens"].to_numpy(),
+        }
+    )
+    name = str(name) if name is not None else judge.name
+    return _assemble(items, prompts, results, name, tmpl, res.tokens, min_mass)
 
 
 def _run(

@@ -1,6 +1,8 @@
 """Generation-based baselines for the BPE chapter: verbalized confidence and self-consistency.
 
-Both sample text with ``model.generate`` instead of reading verdict logprobs, and both return a
+Both generate text with a :class:`~judgerisk.extract.judge.Judge` (a transformers model and its
+tokenizer are wrapped in :class:`~judgerisk.extract.judge.HFJudge`) instead of reading verdict
+logprobs, and both return a
 per-(item, condition) table whose ``p`` is canonical (probability that the original answer A
 wins), with NaN where nothing usable came back (counted in a warning, never dropped).
 
@@ -17,10 +19,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from judgerisk.extract.extract import judge_name
-from judgerisk.extract.forward import left_pad, prepare_model
-from judgerisk.extract.prompts import build_prompts, load_template, read_items, render_chats
-from judgerisk.extract.tokens import encode_prompts
+from judgerisk.extract.judge import as_judge
+from judgerisk.extract.prompts import build_prompts, load_template, read_items
 
 __all__ = ["parse_verbalized", "parse_choice", "verbalized_confidence", "self_consistency"]
 
@@ -63,54 +63,23 @@ def parse_choice(texts) -> np.ndarray:
     return out
 
 
-def _generate(
-    model,
-    tokenizer,
-    texts,
-    *,
-    device,
-    batch_size,
-    max_new_tokens,
-    do_sample,
-    temperature,
-    num_return_sequences,
-):
-    import torch
-
-    pad_id = tokenizer.pad_token_id
-    pad_id = pad_id if pad_id is not None else (tokenizer.eos_token_id or 0)
-    seqs = encode_prompts(tokenizer, texts)
-    outputs = []
-    for start in range(0, len(seqs), batch_size):
-        ids, mask = left_pad(seqs[start : start + batch_size], pad_id)
-        kwargs = {
-            "max_new_tokens": max_new_tokens,
-            "do_sample": do_sample,
-            "num_return_sequences": num_return_sequences,
-            "pad_token_id": pad_id,
-        }
-        if do_sample:
-            kwargs.update(temperature=temperature, top_k=0, top_p=1.0)
-        with torch.inference_mode():
-            gen = model.generate(input_ids=ids.to(device), attention_mask=mask.to(device), **kwargs)
-        new = gen[:, ids.shape[1] :]
-        outputs.extend(tokenizer.batch_decode(new, skip_special_tokens=True))
-    return outputs
-
-
-def _setup(model, tokenizer, items, conditions, template, chat_template, device, dtype):
+def _setup(model, tokenizer, items, conditions, template, chat_template, device, dtype, batch):
+    """A Judge (``model`` itself, or an HFJudge of model + tokenizer) and the rendered prompts."""
+    judge = as_judge(
+        model,
+        tokenizer,
+        device=device,
+        dtype=dtype,
+        chat_template=chat_template,
+        generate_batch_size=batch,
+    )
     items = read_items(items)
     tmpl = load_template(template)
     prompts = build_prompts(items, tmpl, conditions)
-    prompts["text"] = render_chats(
-        tokenizer,
-        list(prompts["messages"]),
-        enable_thinking=False,
-        chat_template=chat_template,
-        assistant_prefill=tmpl.assistant_prefill,
+    prompts["text"] = judge.render(
+        list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill
     )
-    model, in_dev = prepare_model(model, device, dtype)
-    return prompts, tmpl, model, in_dev
+    return prompts, tmpl, judge
 
 
 def verbalized_confidence(
@@ -140,20 +109,10 @@ def verbalized_confidence(
         with c the stated confidence / 100. Unparsable answers give NaN and one warning with
         their count.
     """
-    prompts, tmpl, model, dev = _setup(
-        model, tokenizer, items, conditions, template, chat_template, device, dtype
+    prompts, tmpl, jdg = _setup(
+        model, tokenizer, items, conditions, template, chat_template, device, dtype, batch_size
     )
-    texts = _generate(
-        model,
-        tokenizer,
-        list(prompts["text"]),
-        device=dev,
-        batch_size=batch_size,
-        max_new_tokens=max_new_tokens,
-        do_sample=False,
-        temperature=1.0,
-        num_return_sequences=1,
-    )
+    texts = jdg.generate(list(prompts["text"]), max_new_tokens=max_new_tokens, do_sample=False)
     parsed = parse_verbalized(texts)
     swapped = prompts["swapped"].to_numpy(bool)
     displayed_a = parsed["choice"].to_numpy() == "A"
@@ -173,7 +132,7 @@ def verbalized_confidence(
     return pd.DataFrame(
         {
             "item": prompts["item"],
-            "judge": judge or judge_name(model),
+            "judge": judge or jdg.name,
             "condition": prompts["condition"],
             "swapped": swapped,
             "response": texts,
@@ -220,27 +179,19 @@ def self_consistency(
     Sampling uses torch's generator seeded with ``seed`` inside a forked RNG state, so the same
     seed on the same device gives the same samples and the caller's RNG is untouched.
     """
-    import torch
-
     if k < 1 or temperature <= 0:
         raise ValueError(f"need k >= 1 and temperature > 0, got k={k}, temperature={temperature}")
-    prompts, tmpl, model, dev = _setup(
-        model, tokenizer, items, conditions, template, chat_template, device, dtype
+    prompts, tmpl, jdg = _setup(
+        model, tokenizer, items, conditions, template, chat_template, device, dtype, batch_size
     )
-    devices = [dev.index or 0] if dev.type == "cuda" else []
-    with torch.random.fork_rng(devices=devices):
-        torch.manual_seed(seed)
-        texts = _generate(
-            model,
-            tokenizer,
-            list(prompts["text"]),
-            device=dev,
-            batch_size=batch_size,
-            max_new_tokens=max_new_tokens,
-            do_sample=True,
-            temperature=temperature,
-            num_return_sequences=k,
-        )
+    texts = jdg.generate(
+        list(prompts["text"]),
+        max_new_tokens=max_new_tokens,
+        do_sample=True,
+        temperature=temperature,
+        num_return_sequences=k,
+        seed=seed,
+    )
     votes = parse_choice(texts).reshape(len(prompts), k)
     swapped = prompts["swapped"].to_numpy(bool)[:, None]
     canon_a = np.where(votes < 0, -1, np.where(swapped, 1 - votes, votes))
@@ -257,7 +208,7 @@ def self_consistency(
     return pd.DataFrame(
         {
             "item": prompts["item"],
-            "judge": judge or judge_name(model),
+            "judge": judge or jdg.name,
             "condition": prompts["condition"],
             "swapped": swapped[:, 0],
             "n_a": n_a,
