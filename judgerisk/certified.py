@@ -1,4 +1,4 @@
-"""Certified panel decisions: SCOPE calibration on a panel risk score (METHODS §8).
+"""Certified panel decisions: SCOPE calibration on a panel risk score (Methods reference §8).
 
 No paper does this: the panel's own risk score (SCUR, or the predictive entropy PE for comparison)
 replaces the single-judge BPE as the uncertainty score of SCOPE, so a *panel* verdict is accepted
@@ -20,7 +20,7 @@ SCOPE's guarantee needs calibration and test items to be exchangeable *with thei
 score function must not treat labelled and unlabelled items differently. :func:`score_panel` never
 reads gold (the column is removed before scoring and only passed through to the output), and it
 scores every item the same way: for each of ``n_seeds`` random fit / reference / evaluation splits
-(METHODS §3) SCUR is computed for that seed's reference and evaluation items, and an item's score
+(Methods reference §3) SCUR is computed for that seed's reference and evaluation items, and an item's score
 is the mean over the seeds that scored it. The splits are drawn independently of which items are
 labelled, so permuting the items permutes the scores in distribution, and a random labelled subset
 is exchangeable with the rest. The per-seed table alone would not do: within one seed the
@@ -41,7 +41,7 @@ reports both the mean test FDP over splits and the pooled ratio (``pooled_risk``
 
 References
 ----------
-METHODS.md §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3);
+Methods reference §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3);
 "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge" (SCUR).
 """
 
@@ -346,7 +346,7 @@ def best_single_judge(panel: pd.DataFrame, items=None) -> str:
 
 
 def judge_bpe(panel: pd.DataFrame, judge: str) -> pd.DataFrame:
-    """BPE of one judge on the items it saw in both orders (METHODS §7).
+    """BPE of one judge on the items it saw in both orders (Methods reference §7).
 
     Returns
     -------

@@ -92,7 +92,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- score
 _ACCELERATE_HELP = (
     "LMM fitting: 'anderson' (default; Anderson-accelerated sweeps, same fixed point as the "
-    "plain sweeps, several times faster) or 'none' (the plain sweeps of METHODS §2)"
+    "plain sweeps, several times faster) or 'none' (the plain sweeps of Methods reference §2)"
 )
 
 
@@ -277,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
             risk score is at most the threshold. The calibration file holds item and gold
             (A/B) for some items of the score table; those items calibrate, the rest are
             decided. On exchangeable items the expected false discovery rate of the accepted
-            verdicts is <= alpha (METHODS §7-8)."""
+            verdicts is <= alpha (Methods reference §7–8)."""
         ),
         epilog="example:\n  judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 "
         "-o decisions.csv --score scur --verdict majority",

@@ -1,7 +1,7 @@
 """Descriptive summaries of a panel: judge accuracy, consensus and perturbation flips.
 
 These are the realised figures a reader checks first on any panel, simulated or real
-(METHODS §1, §6).
+(Methods reference §1, §6).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
     pandas.DataFrame
         By item: ``n_judges``, ``share_a`` (mean of the 0/1 verdicts), ``consensus``
         (:func:`judgerisk.risk.metrics.consensus_share`), ``high_consensus``
-        (:func:`judgerisk.risk.metrics.high_consensus`, at least 80 % agree, METHODS §6)
+        (:func:`judgerisk.risk.metrics.high_consensus`, at least 80 % agree, Methods reference §6)
         and ``majority`` (:func:`judgerisk.aggregators.aggregate.majority_vote`, ties broken by the
         mean probability, then B).
     """

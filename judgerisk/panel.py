@@ -20,7 +20,7 @@ gold       "A" / "B" (optional; read only for evaluation)
 
 References
 ----------
-METHODS.md §1 (the judgerisk methods specification, after the instance-level panel
+Methods reference §1 (the judgerisk methods specification, after the instance-level panel
 reliability paper and the SCOPE paper).
 """
 

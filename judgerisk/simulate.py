@@ -1,6 +1,6 @@
 """Simulated judge panels: the embedded default data of the book and the tests.
 
-The generative story extends the latent measurement model (METHODS §2) with the
+The generative story extends the latent measurement model (Methods reference §2) with the
 mechanisms that make real panels wrong, so that every analysis in judgerisk can be
 demonstrated end to end without downloading anything. Simulated data demonstrate
 *mechanics*; they are not evidence about real judges.

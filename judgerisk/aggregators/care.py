@@ -11,7 +11,7 @@ confounders that tie some judges together. Its label-free configuration, as impl
 4. the verdict is A iff the weighted mean of the judges' probabilities exceeds 1/2.
 
 No text of the paper was available offline; this follows the description in issue #5 and
-METHODS §6. The released code tunes the hyper-parameters on gold labels, which a label-free tool
+Methods reference §6. The released code tunes the hyper-parameters on gold labels, which a label-free tool
 cannot do; the fixed values below are the textbook defaults of the convex program.
 """
 

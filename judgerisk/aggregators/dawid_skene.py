@@ -1,7 +1,7 @@
 """Binary Dawid–Skene model fitted by EM on an item x judge table of verdicts.
 
 One implementation shared by the Dawid–Skene aggregator (:mod:`judgerisk.aggregators.aggregate`) and the
-DS-entropy baseline (:mod:`judgerisk.risk.baselines`). See METHODS.md §5.
+DS-entropy baseline (:mod:`judgerisk.risk.baselines`). See Methods reference §5.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ class DawidSkene(BaseAggregator):
     ----------
     smoothing : float, default 0.5
         Pseudo-count :math:`s` added to every confusion count and to both class counts of the
-        prior (METHODS §5, **[R: prior]**). ``0`` gives the unsmoothed maximum-likelihood EM
+        prior (Methods reference §5, **[R: prior]**). ``0`` gives the unsmoothed maximum-likelihood EM
         (counts are then floored at 1e-10, as in crowd-kit).
     max_iter : int, default 200
         Maximum number of EM iterations (one iteration = M-step then E-step).
@@ -80,7 +80,7 @@ class DawidSkene(BaseAggregator):
     * E-step: :math:`\log P(z_i = k, y_i) = \log \pi_k + \sum_{j \in O_i} \log \theta_{j k y_{ij}}`,
       :math:`\rho_i = \sigma(\log P(z_i{=}A, y_i) - \log P(z_i{=}B, y_i))`.
 
-    Initialisation (METHODS §5): :math:`\rho_i = \mathrm{clip}(\bar y_i, 10^{-3}, 1 - 10^{-3})`, the
+    Initialisation (Methods reference §5): :math:`\rho_i = \mathrm{clip}(\bar y_i, 10^{-3}, 1 - 10^{-3})`, the
     item's vote share for A, and the first step is an M-step. Iterate until
     :math:`\max_i |\Delta \rho_i| < \text{tol}` or ``max_iter`` iterations. Label switching is
     resolved by orientation: if the hard DS labels :math:`1[\rho_i > .5]` disagree with the strict

@@ -1,9 +1,9 @@
 """The one root resolver of the public data: an argument, else ``$JUDGERISK_DATA``.
 
 The installed package bakes in no default location. Callers that know where the data sits
-decide their own fallback by setting ``JUDGERISK_DATA``: the Makefile and the notebook runner set
-it to ``../shared/data`` beside the repository when it is unset, and so does the test suite's
-``conftest.py``.
+decide their own fallback by setting ``JUDGERISK_DATA`` when it is unset: the repository's
+Makefile, the notebook runner (relative to the book's source folder) and the test suite's
+``conftest.py`` do so for a fresh clone (see the book's "Reproducing" page).
 """
 
 from __future__ import annotations

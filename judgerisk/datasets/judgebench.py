@@ -51,7 +51,7 @@ canonical  strength  winner
 References
 ----------
 Tan et al. (2025), "JudgeBench: A Benchmark for Evaluating LLM-based Judges"; SCOPE paper,
-Appendix C (JudgeBench); METHODS.md §1 and §7.
+Appendix C (JudgeBench); Methods reference §1 and §7.
 """
 
 from __future__ import annotations

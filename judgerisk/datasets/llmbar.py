@@ -29,7 +29,7 @@ A verdict becomes a canonical probability with a fixed smoothing :math:`\\vareps
 so :math:`m_{ijc} = \\pm\\operatorname{logit}(1 - \\varepsilon)` (:math:`\\pm 2.944` at the default
 :math:`\\varepsilon = 0.05`). Consequences, documented because they shape every downstream number:
 
-* **LMM** (METHODS §2): every margin has the same magnitude, so :math:`\\varepsilon` sets the scale of the
+* **LMM** (Methods reference §2): every margin has the same magnitude, so :math:`\\varepsilon` sets the scale of the
   margins. The fitted :math:`q, b, \\delta, \\kappa` scale with it, but the ridge penalties do not, so the
   fit (and SCUR) changes a little with :math:`\\varepsilon` — the chapter ``10_real_panels`` shows the
   sensitivity of the AUROCs to :math:`\\varepsilon \\in \\{.01, .05, .1, .2\\}`.
@@ -47,7 +47,7 @@ canonical). LLMBar ran two prompts on its five own subsets: ``Vanilla_NoRules`` 
 prompt) and ``Vanilla`` (the paper's *Vanilla\\**, i.e. Vanilla plus a list of evaluation rules).
 judgerisk maps the rules prompt to the rubric conditions: by default (``rubric_strategy="Vanilla"``)
 ``Vanilla_NoRules`` gives ``original``/``swap`` and ``Vanilla`` gives ``rubric1``/``swap_rubric1``, so
-both METHODS families (order and rubric) are present on the LLMBar subsets. ``rubric_strategy=None``
+both perturbation families (order and rubric) are present on the LLMBar subsets. ``rubric_strategy=None``
 keeps only the base prompt. The ``Processed`` sets (FairEval, LLMEval², MT-Bench) only have
 ``Vanilla_NoRules`` and four judges (no Falcon, no ChatGPT-0301); their rubric cells are simply absent.
 
@@ -56,7 +56,7 @@ Missing verdicts
 A ``null`` winner (the judge's text could not be parsed) is a missing cell: it gets no row in the long
 panel, is counted, and is reported with a :class:`UserWarning` giving counts per judge and condition
 (``panel.attrs["missing_cells"]`` holds the same counts, keyed ``"<judge>/<condition>"``). Nothing is dropped silently. An item with no
-parseable original-condition verdict from any judge cannot be a panel item (METHODS §1); such items are
+parseable original-condition verdict from any judge cannot be a panel item (Methods reference §1); such items are
 removed with a warning naming them (there are none in the shared copy).
 
 References

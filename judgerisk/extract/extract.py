@@ -2,7 +2,7 @@
 
 References
 ----------
-METHODS.md §1 (panel table, canonical orientation); the instance-level panel reliability paper
+Methods reference §1 (panel table, canonical orientation); the instance-level panel reliability paper
 (verdict-token log-probabilities under six prompt conditions).
 """
 
@@ -44,7 +44,7 @@ def canonical_logit(logprob_a, logprob_b, swapped):
     .. math:: m = \\log P(\\text{"A"}) - \\log P(\\text{"B"}) \\quad\\text{(original order)}, \\qquad
               m = \\log P(\\text{"B"}) - \\log P(\\text{"A"}) \\quad\\text{(swapped order)},
 
-    because after a swap the judge's "A" token names the original answer B (METHODS §1).
+    because after a swap the judge's "A" token names the original answer B (Methods reference §1).
     """
     la, lb = np.asarray(logprob_a, float), np.asarray(logprob_b, float)
     return np.where(np.asarray(swapped, bool), lb - la, la - lb)
@@ -166,7 +166,7 @@ def extract_logprobs(
     judge : str, optional
         Judge name recorded in the table (default: last component of the model's path).
     conditions : sequence of str
-        Conditions to run (default: the six of METHODS §1); must include ``"original"``.
+        Conditions to run (default: the six of Methods reference §1); must include ``"original"``.
     batch_size : int or "auto"
         Rows per forward pass; ``"auto"`` adapts to the device and backs off on out-of-memory.
     device : str or torch.device, optional
@@ -202,7 +202,7 @@ def extract_logprobs(
     Notes
     -----
     One forward pass per prompt, last position only, float32 log-softmax over the full
-    vocabulary. Canonical log-odds (METHODS §1):
+    vocabulary. Canonical log-odds (Methods reference §1):
 
     .. math:: m_{ijc} = \\log P(A_i \\text{ wins}) - \\log P(B_i \\text{ wins}),
 

@@ -8,7 +8,7 @@ wins), with NaN where nothing usable came back (counted in a warning, never drop
 
 References
 ----------
-The SCOPE paper (baselines: verbalized confidence, self-consistency); METHODS.md §1, §7.
+The SCOPE paper (baselines: verbalized confidence, self-consistency); Methods reference §1, §7.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ a hash of the whole record, so results from different prompts are never mixed si
 
 References
 ----------
-METHODS.md §1; the instance-level panel reliability paper (appendix: system and task prompts).
+Methods reference §1; the instance-level panel reliability paper (appendix: system and task prompts).
 """
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def build_prompts(items: pd.DataFrame, template: Template, conditions=CONDITIONS
     Notes
     -----
     With ``swapped`` the judge sees the original answer B first (labelled "A"); its "A" token then
-    means original B, so the canonical probability is ``P(token "B")`` (METHODS §1).
+    means original B, so the canonical probability is ``P(token "B")`` (Methods reference §1).
     """
     conditions = tuple(conditions)
     unknown = [c for c in conditions if c not in template.conditions]

@@ -1,4 +1,4 @@
-"""Seeds x splits x risk scores x subsets: the error-ranking analyses of METHODS §6.
+"""Seeds x splits x risk scores x subsets: the error-ranking analyses of Methods reference §6.
 
 For each seed the items are split 50 / 30 / 20 into fit / reference / evaluation
 (:func:`judgerisk.splits.split_items`); SCUR comes from :func:`judgerisk.risk.signals.scur_scores` on
@@ -62,10 +62,10 @@ __all__ = [
     "summarize_risk",
 ]
 
-#: Risk scores compared (SCUR first, then the baselines of METHODS §5).
+#: Risk scores compared (SCUR first, then the baselines of Methods reference §5).
 #: A live view of :data:`judgerisk.risk.registry.COMPARED`: a newly registered score appears.
 METHODS: Sequence[str] = COMPARED
-#: Item subsets of the evaluation split (METHODS §6).
+#: Item subsets of the evaluation split (Methods reference §6).
 SUBSETS: tuple[str, ...] = ("all", "hc", "prob_hc", "matched")
 _RESULT_COLUMNS = ["seed", "method", "subset", "auroc", "n_errors", "n_items"]
 

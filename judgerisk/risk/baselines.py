@@ -1,4 +1,4 @@
-"""Label-free baseline risk scores for a judge panel (METHODS §5).
+"""Label-free baseline risk scores for a judge panel (Methods reference §5).
 
 All four baselines read only the **original condition** and return one value per item
 (higher = riskier); entropies are in bits (base 2), so PE, VE and DS entropy lie in [0, 1] and
@@ -237,7 +237,7 @@ def ds_entropy(
     items : iterable, optional
         Items to score with the parameters frozen; default every item not in ``fit_items``.
     smoothing, max_iter, tol
-        Passed to :class:`judgerisk.aggregators.dawid_skene.DawidSkene` (METHODS §5 defaults).
+        Passed to :class:`judgerisk.aggregators.dawid_skene.DawidSkene` (Methods reference §5 defaults).
 
     Returns
     -------

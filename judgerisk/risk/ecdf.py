@@ -2,7 +2,7 @@
 
 References
 ----------
-METHODS.md §4 (normalisation of the risk signals on the reference split).
+Methods reference §4 (normalisation of the risk signals on the reference split).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class FrozenECDF:
 
     References
     ----------
-    METHODS.md §4; "Can We Trust This Evaluation? Instance-Level Reliability of
+    Methods reference §4; "Can We Trust This Evaluation? Instance-Level Reliability of
     LLM-as-a-Judge" ("Reference items supply the signal ECDFs, which are frozen before
     evaluation").
 

@@ -5,9 +5,9 @@ The model decomposes every canonical log-odds ``m_ijc`` (item i, judge j, condit
     m_ijc = a_j q_i + b_j + delta_c + kappa_jc + eps_ijc,   a_j > 0,  delta_0 = kappa_j0 = 0
 
 and is fitted by penalised least squares with block (alternating ridge) updates, three
-restarts and the paper's convergence rule (METHODS.md §2). Fitted judge and condition
+restarts and the paper's convergence rule (Methods reference §2). Fitted judge and condition
 parameters give leave-one-judge-out (LOJO) predictions for items not used in the fit
-(METHODS.md §3).
+(Methods reference §3).
 
 Implementation note: the sweeps never loop over items or cells. The data enter a sweep
 only through sufficient statistics computed once by :func:`numpy.bincount`: per
@@ -18,7 +18,7 @@ matrix-vector products of size I x J or I x J*C.
 
 References
 ----------
-METHODS.md §2-3 (the judgerisk methods specification), after the instance-level panel
+Methods reference §2–3 (the judgerisk methods specification), after the instance-level panel
 reliability (SCUR) paper: "latent measurement model" section and its appendix on the
 released estimator.
 """
@@ -160,7 +160,7 @@ class _Stats:
 
 
 def _objective(d: _Design, p: _Params, lam: _Penalties, ssr: float) -> float:
-    """Penalised objective F (METHODS §2) given the residual sum of squares."""
+    """Penalised objective F (Methods reference §2) given the residual sum of squares."""
     return float(
         ssr
         + lam.q * p.q @ p.q
@@ -532,7 +532,7 @@ class LatentMeasurementModel:
 
     Notes
     -----
-    Model and objective (METHODS.md §2), over the observed fit cells O:
+    Model and objective (Methods reference §2), over the observed fit cells O:
 
     .. math::
 
@@ -563,7 +563,7 @@ class LatentMeasurementModel:
 
     References
     ----------
-    METHODS.md §2-3; the SCUR paper (instance-level reliability of LLM judge panels),
+    Methods reference §2–3; the SCUR paper (instance-level reliability of LLM judge panels),
     latent measurement model and appendix on the estimator.
     """
 
@@ -769,7 +769,7 @@ class LatentMeasurementModel:
         return panel.assign(**{name: q, "logit_hat": logit_hat, "p_hat": expit(logit_hat)})
 
     def predict_loo(self, panel: pd.DataFrame) -> pd.DataFrame:
-        r"""Leave-one-judge-out predictions for every cell of a panel (METHODS §3).
+        r"""Leave-one-judge-out predictions for every cell of a panel (Methods reference §3).
 
         Parameters
         ----------

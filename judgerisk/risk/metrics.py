@@ -1,4 +1,4 @@
-"""Metrics for ranking panel errors by a risk score (METHODS §6).
+"""Metrics for ranking panel errors by a risk score (Methods reference §6).
 
 Every function here is pure: it takes per-item scores, error labels and (for the consensus masks
 and the matched-vote analysis) the wide item x judge matrices of :func:`judgerisk.panel.verdicts`
@@ -37,7 +37,7 @@ __all__ = [
     "keep_count",
 ]
 
-#: Retention levels of METHODS §6: keep the lowest-risk ceil(rho * n) items.
+#: Retention levels of Methods reference §6: keep the lowest-risk ceil(rho * n) items.
 RETENTION_FRACTIONS: tuple[float, ...] = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
 
 _EPS = 1e-9  # guards ">= threshold" and ceil(rho * n) against binary rounding of 0.8, 0.7, ...

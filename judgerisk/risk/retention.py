@@ -9,7 +9,7 @@ score (SCUR and the baselines), over seeds.
 References
 ----------
 "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4,
-Figure 5 (retention across aggregation rules); METHODS.md §6 ("Retention").
+Figure 5 (retention across aggregation rules); Methods reference §6 ("Retention").
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ __all__ = [
     "gains_at",
 ]
 
-#: Kept fractions :math:`\\rho` reported by default (METHODS §6).
+#: Kept fractions :math:`\\rho` reported by default (Methods reference §6).
 RHOS: tuple[float, ...] = RETENTION_FRACTIONS
 _COLUMNS = ["seed", "aggregator", "method", "rho", "n_kept", "accuracy", "gain"]
 

@@ -59,7 +59,7 @@ u_conditions="original", lmm=None, lmm_params=None) -> ScurResult``
 
 References
 ----------
-METHODS.md §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
+Methods reference §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
 LLM-as-a-Judge" (risk signals U, C, S; reference normalisation; Table 2).
 """
 
@@ -96,7 +96,7 @@ __all__ = [
 
 #: The four raw components, in table order.
 COMPONENTS: Sequence[str] = REGISTERED_COMPONENTS
-#: Floor of each complement 1 - z in the noisy-OR (METHODS §4).
+#: Floor of each complement 1 - z in the noisy-OR (Methods reference §4).
 Z_FLOOR = 1e-12
 _Z_COLUMNS = ("z_U", "z_C", "z_S")
 _SIGNAL_NAMES = {"z_U": "ambiguity U", "z_C": "mismatch C", "z_S": "sensitivity S"}
@@ -164,8 +164,8 @@ def signal_u(predictions: pd.DataFrame, conditions: str = "original") -> pd.Seri
         :meth:`LatentMeasurementModel.predict_loo` output: one row per observed cell with
         ``item, judge, condition, p_hat`` (the leave-one-judge-out prediction).
     conditions : {"original", "all"}, default "original"
-        Average :math:`\\hat p_{ijc}` over the original condition only (METHODS default
-        **[R]**) or over every observed condition.
+        Average :math:`\\hat p_{ijc}` over the original condition only (the default of the
+        book's Methods reference **[R]**) or over every observed condition.
 
     Returns
     -------
@@ -181,7 +181,7 @@ def signal_u(predictions: pd.DataFrame, conditions: str = "original") -> pd.Seri
 
     References
     ----------
-    METHODS.md §4 (U).
+    Methods reference §4 (U).
     """
     _require(predictions, ("item", "condition", "p_hat"), "predictions")
     if conditions not in ("original", "all"):
@@ -203,7 +203,7 @@ def signal_c(predictions: pd.DataFrame, kind: str = "xent", sigma=None) -> pd.Se
         :meth:`LatentMeasurementModel.predict_loo` output with ``item, judge, p, logit,
         logit_hat`` (``p``/``logit``: the judge's observed canonical response).
     kind : {"xent", "residual"}, default "xent"
-        ``"xent"`` (METHODS default **[R]**): mean cross-entropy of the observed
+        ``"xent"`` (Methods reference default **[R]**): mean cross-entropy of the observed
         probability against the prediction; ``"residual"``: mean squared standardised
         log-odds residual.
     sigma : pandas.Series, optional
@@ -234,7 +234,7 @@ def signal_c(predictions: pd.DataFrame, kind: str = "xent", sigma=None) -> pd.Se
 
     References
     ----------
-    METHODS.md §4 (C).
+    Methods reference §4 (C).
     """
     if kind not in ("xent", "residual"):
         raise ValueError(f"kind must be 'xent' or 'residual', got {kind!r}")
@@ -289,7 +289,7 @@ def signal_s(panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm=None) -
         Rows with ``item, judge, condition`` and ``p`` (``kind="prob"``) or ``logit``
         (``kind="debiased"``): a validated panel or ``predict_loo`` output.
     kind : {"prob", "debiased"}, default "prob"
-        ``"prob"`` (METHODS default **[R]**): absolute change of the canonical
+        ``"prob"`` (Methods reference default **[R]**): absolute change of the canonical
         probability; ``"debiased"``: absolute change of the log-odds minus the LMM's
         condition effects, in units of the judge's residual scale.
     lmm : LatentMeasurementModel, optional
@@ -316,7 +316,7 @@ def signal_s(panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm=None) -
 
     References
     ----------
-    METHODS.md §4 (S).
+    Methods reference §4 (S).
     """
     if kind not in ("prob", "debiased"):
         raise ValueError(f"kind must be 'prob' or 'debiased', got {kind!r}")
@@ -380,7 +380,7 @@ def combine_scur(z: pd.DataFrame) -> pd.Series:
 
     References
     ----------
-    METHODS.md §4 (SCUR); the paper's Section 3.3 and its appendix on the 1e-12 floor.
+    Methods reference §4 (SCUR); the paper's Section 3.3 and its appendix on the 1e-12 floor.
     """
     if not isinstance(z, pd.DataFrame):
         raise TypeError(f"z must be a DataFrame with columns among {_Z_COLUMNS}")
@@ -546,7 +546,7 @@ def scur_scores(
 
     References
     ----------
-    METHODS.md §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
+    Methods reference §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
     LLM-as-a-Judge", Section 3 and the cross-fitting appendix.
     """
     for name, val, allowed in (

@@ -8,13 +8,13 @@ Every function returns a :class:`Signal` ``(score, pred, confidence)``:
 * ``confidence`` — confidence in that verdict, in [0, 1], the input of ECE / AUROC / AUPRC, the
   heuristic selector and Trust-or-Escalate.
 
-Logits are canonical (METHODS §1): ``logit_fwd`` = log P(A) − log P(B) with the answers in
+Logits are canonical (Methods reference §1): ``logit_fwd`` = log P(A) − log P(B) with the answers in
 their original order; ``logit_rev`` = the same quantity for the *original* answer A when the
 judge saw the answers swapped.
 
 References
 ----------
-METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.2, Appendix B.1);
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.2, Appendix B.1);
 Zheng et al. (2023), "Judging LLM-as-a-judge with MT-Bench and Chatbot Arena" (swap-and-aggregate);
 Tian et al. (2023) (verbalized confidence); Wang et al. (2023) (self-consistency).
 """
@@ -123,7 +123,7 @@ def bpe(logit_fwd, logit_rev) -> Signal:
 
     References
     ----------
-    SCOPE paper, §2.2 and Appendix B.1 (Eq. for BPE); METHODS.md §7.
+    SCOPE paper, §2.2 and Appendix B.1 (Eq. for BPE); Methods reference §7.
     """
     score, log_p, log_q = _core(logit_fwd, logit_rev)
     pred = (log_p >= log_q).astype(np.int8)
@@ -159,7 +159,7 @@ def swap_and_aggregate(logit_fwd, logit_rev) -> Signal:
 
     References
     ----------
-    Zheng et al. (2023); SCOPE paper §3 (baselines); METHODS.md §7.
+    Zheng et al. (2023); SCOPE paper §3 (baselines); Methods reference §7.
     """
     sig = bpe(logit_fwd, logit_rev)
     agree = (np.asarray(logit_fwd, float) >= 0) == (np.asarray(logit_rev, float) >= 0)

@@ -1,4 +1,4 @@
-"""Metrics for single-judge uncertainty and selective judging (METHODS §7).
+"""Metrics for single-judge uncertainty and selective judging (Methods reference §7).
 
 Two families:
 
@@ -10,7 +10,7 @@ Two families:
 
 References
 ----------
-METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (Appendix B.2);
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (Appendix B.2);
 Naeini, Cooper & Hauskrecht (2015), "Obtaining well calibrated probabilities using Bayesian
 binning" (ECE).
 """
@@ -125,7 +125,7 @@ def ece(confidence, correct, n_bins: int = 10) -> float:
     confidence : array-like of float in [0, 1]
     correct : array-like of bool
     n_bins : int, default 10
-        10 bins by default (METHODS §7); 15 is the other common choice.
+        10 bins by default (Methods reference §7); 15 is the other common choice.
 
     Returns
     -------

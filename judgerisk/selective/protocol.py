@@ -1,4 +1,4 @@
-"""The repeated-split protocol for selective judging (METHODS §7).
+"""The repeated-split protocol for selective judging (Methods reference §7).
 
 ``split_protocol`` draws ``n_splits`` random calibration / test splits of one labelled set,
 calibrates every selector on each calibration half and reports coverage and FDP on the test
@@ -21,7 +21,7 @@ method           needs                 accepts a test item iff
 
 References
 ----------
-METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§3, Table 3,
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§3, Table 3,
 Figure 2, Appendix B.3.4: 1,000 random 50/50 calibration–test splits).
 """
 

@@ -15,7 +15,7 @@ so that :mod:`judgerisk.selective.protocol` applies exactly the same arithmetic 
 
 References
 ----------
-METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3, Eqs. 5–6,
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3, Eqs. 5–6,
 Appendix D.2); Jung et al. (2025), "Trust or Escalate: LLM Judges with Provable Guarantees for
 Human Agreement"; Clopper & Pearson (1934); Bauer (1991) (fixed-sequence testing).
 """
@@ -116,7 +116,7 @@ def scope_threshold(scores, errors, alpha: float) -> float:
 
     References
     ----------
-    SCOPE paper, §2.3 (Eqs. 5–6); METHODS.md §7.
+    SCOPE paper, §2.3 (Eqs. 5–6); Methods reference §7.
     """
     return _block_threshold(scores, errors, check_alpha(alpha), scope_feasible)
 
@@ -212,7 +212,7 @@ def toe_threshold(
 
     References
     ----------
-    Jung et al. (2025); SCOPE paper Appendix D.2; METHODS.md §7.
+    Jung et al. (2025); SCOPE paper Appendix D.2; Methods reference §7.
     """
     c, e = _scores_errors(confidence, errors, "confidence")
     alpha = check_alpha(alpha)
