@@ -17,8 +17,8 @@ Gold labels are read only to form the error labels, after every score is compute
 
 References
 ----------
-.. [1] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4
-   (Figure 4, high consensus) and Appendix D (matched votes, probability-based high consensus).
+- "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4
+  (Figure 4, high consensus) and Appendix D (matched votes, probability-based high consensus).
 """
 
 from __future__ import annotations
@@ -375,7 +375,7 @@ def evaluate_risk(
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Figure 4 and Appendix D.
+    - Instance-Level Reliability of LLM-as-a-Judge, Figure 4 and Appendix D.
     """
     methods, subsets, seeds = tuple(methods), tuple(subsets), [int(s) for s in seeds]
     _check_names(methods, subsets)

@@ -16,10 +16,10 @@ Sums run over the :math:`J_i` judges that gave item i an original-condition resp
 
 References
 ----------
-.. [1] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Appendix B
-   (PE, VE, DS entropy, MSP).
-.. [2] A. P. Dawid and A. M. Skene (1979). Maximum likelihood estimation of observer error-rates
-   using the EM algorithm. JRSS C 28(1), 20–28.
+- "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Appendix B
+  (PE, VE, DS entropy, MSP).
+- A. P. Dawid and A. M. Skene (1979). Maximum likelihood estimation of observer error-rates
+  using the EM algorithm. JRSS C 28(1), 20–28.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def pe(panel: pd.DataFrame) -> pd.Series:
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "PE".
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "PE".
     """
     panel = validate_panel(panel, conditions=None)
     return _pe(to_wide(panel, "p", ORIGINAL))
@@ -183,7 +183,7 @@ def ve(panel: pd.DataFrame) -> pd.Series:
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "VE".
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "VE".
     """
     panel = validate_panel(panel, conditions=None)
     return _ve(verdicts(panel, ORIGINAL))
@@ -210,8 +210,8 @@ def msp(panel: pd.DataFrame) -> pd.Series:
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "MSP"; D. Hendrycks and
-       K. Gimpel (2017), A baseline for detecting misclassified and out-of-distribution examples.
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "MSP"; D. Hendrycks and
+      K. Gimpel (2017), A baseline for detecting misclassified and out-of-distribution examples.
     """
     panel = validate_panel(panel, conditions=None)
     return _msp(to_wide(panel, "p", ORIGINAL))
@@ -252,8 +252,8 @@ def ds_entropy(
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "DS entropy".
-    .. [2] Dawid and Skene (1979).
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "DS entropy".
+    - Dawid and Skene (1979).
     """
     panel = validate_panel(panel, conditions=None)
     votes = verdicts(panel, ORIGINAL)

@@ -7,8 +7,8 @@ only through the ``errors`` argument (``1`` = the aggregated verdict disagrees w
 
 References
 ----------
-.. [1] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4 and
-   Appendix D (high consensus, probability-based high consensus, matched vote patterns).
+- "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4 and
+  Appendix D (high consensus, probability-based high consensus, matched vote patterns).
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def matched_vote_auroc(scores, errors, votes: pd.DataFrame) -> float:
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix D ("matched vote patterns").
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix D ("matched vote patterns").
     """
     err = _as_errors(errors)
     missing = err.index.difference(votes.index)
