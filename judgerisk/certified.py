@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -466,7 +467,7 @@ def certify_panel(
             stacklevel=2,
         )
     g = gold.reindex(items).to_numpy()
-    kw = dict(alphas=alphas, n_splits=n_splits, cal_frac=cal_frac, seed=split_seed)
+    kw: dict[str, Any] = dict(alphas=alphas, n_splits=n_splits, cal_frac=cal_frac, seed=split_seed)
     frames = []
     for col in panel_scores:
         tab = split_protocol(

@@ -294,7 +294,7 @@ def _condition_order(conditions: pd.Series) -> list[str]:
 
 def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
     """Return the canonical log-odds from ``logit`` and/or ``p``, checking both."""
-    m = None
+    m: np.ndarray | None = None
     if "logit" in out.columns:
         m = pd.to_numeric(out["logit"], errors="coerce").to_numpy(dtype=np.float64)
         bad = ~np.isfinite(m)
@@ -322,6 +322,7 @@ def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
                     mismatch,
                     [*REQUIRED, "logit", "p"],
                 )
+    assert m is not None  # validated: the table has logit or p
     return m
 
 

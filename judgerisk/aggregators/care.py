@@ -86,9 +86,9 @@ def robust_pca(
     norm_fro = np.linalg.norm(m)
     if norm_fro == 0:
         return np.zeros_like(m), np.zeros_like(m), 0
-    lam = 1.0 / np.sqrt(max(m.shape)) if lam is None else lam
+    lam = float(1.0 / np.sqrt(max(m.shape))) if lam is None else float(lam)
     norm_two = np.linalg.norm(m, 2)
-    mu = 1.25 / norm_two if mu is None else mu
+    mu = float(1.25 / norm_two) if mu is None else float(mu)
     mu_max = mu * 1e7
     y = m / max(norm_two, np.abs(m).max() / lam)
     s = np.zeros_like(m)

@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal, overload
 
 ENV_VAR = "JUDGERISK_DATA"
 
 
+@overload
+def data_root(data_dir: str | os.PathLike | None = ..., required: Literal[True] = ...) -> Path: ...
+@overload
+def data_root(data_dir: str | os.PathLike | None = ..., required: bool = ...) -> Path | None: ...
 def data_root(data_dir: str | os.PathLike | None = None, required: bool = True) -> Path | None:
     """Resolve the folder holding the public data sets.
 

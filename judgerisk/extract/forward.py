@@ -239,7 +239,7 @@ def iter_batches(
             width = int(lengths[start : start + rows].max())
             rows = max(1, min(rows, max_tokens // width))
         pos = np.arange(start, start + rows)
-        batch = [seqs[k] for k in pos]
+        batch = [seqs[int(k)] for k in pos]
         ids, mask = left_pad(batch, pad_id)
         try:
             lp = last_logprobs(model, ids.to(device), mask.to(device), token_ids)

@@ -48,7 +48,7 @@ def parse_verbalized(texts) -> pd.DataFrame:
         m = _VERBAL.search(str(text))
         value = float(m.group(2)) if m else np.nan
         ok = m is not None and 0.0 <= value <= 100.0
-        choice.append(m.group(1).upper() if ok else None)
+        choice.append(m.group(1).upper() if ok and m is not None else None)
         conf.append(value / 100.0 if ok else np.nan)
     return pd.DataFrame({"choice": pd.array(choice, dtype=object), "confidence": conf})
 
@@ -126,7 +126,7 @@ def verbalized_confidence(
             "be parsed (p = NaN)",
             stacklevel=2,
         )
-    canon_choice = np.where(
+    canon_choice = np.where(  # type: ignore[call-overload]  # numpy stubs lack object None
         parsed["choice"].isna(), None, np.where(displayed_a != swapped, "A", "B")
     )
     return pd.DataFrame(

@@ -92,7 +92,9 @@ def plot_retention_by_method(
     One panel per ρ; bars grouped by aggregator, one bar per risk score, error bars = standard
     deviation over seeds.
     """
-    methods = list(methods) if methods is not None else _present(table["method"], METHOD_LABELS)
+    methods = (
+        list(methods) if methods is not None else _present(table["method"], list(METHOD_LABELS))
+    )
     fig, axes = plt.subplots(
         1, len(rhos), figsize=(5.2 * len(rhos), 3.8), sharey=True, squeeze=False
     )

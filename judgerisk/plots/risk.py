@@ -61,7 +61,9 @@ def plot_auroc_by_method(
         seeds; the dashed line is chance (AUROC .5). Panel titles give the mean number of items
         and errors per seed in the subset (as in the paper's Figure 4).
     """
-    subsets = list(subsets) if subsets is not None else _ordered(result["subset"], SUBSET_LABELS)
+    subsets = (
+        list(subsets) if subsets is not None else _ordered(result["subset"], list(SUBSET_LABELS))
+    )
     methods = list(methods) if methods is not None else _ordered(result["method"], COMPARED)
     if axes is None:
         fig, axes = plt.subplots(

@@ -132,7 +132,7 @@ class RiskContext:
     aggregator_options: dict
     hc: pd.Series
     prob_hc: pd.Series
-    fractions: tuple[float, float, float]
+    fractions: tuple[float, ...]
     hc_threshold: float
     prob_threshold: float
     scur_options: dict

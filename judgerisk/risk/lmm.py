@@ -28,6 +28,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -430,10 +431,10 @@ def _run_lbfgs(
     head = _run_plain(d, lam, p, order, _Rule(0, 0, 0, 10**9), warm, anderson=False)
     I, J, C = d.n_items, d.n_judges, d.n_cond
     x0 = head.params.to_vector()
-    bounds = [(None, None)] * len(x0)
+    bounds: list[tuple[float | None, float | None]] = [(None, None)] * len(x0)
     bounds[I : I + J] = [A_BOUNDS] * J
     history = list(head.history)
-    state = {"st": _Stats(d, head.params, lam), "converged": False, "x": x0}
+    state: dict[str, Any] = {"st": _Stats(d, head.params, lam), "converged": False, "x": x0}
 
     def callback(intermediate_result):
         x = intermediate_result.x
