@@ -51,15 +51,21 @@ def simulated_panel() -> Callable[..., pd.DataFrame]:
 def registered() -> Iterator[Callable[[str, str], None]]:
     """``registered(kind, name)`` remembers a toy registration and removes it after the test.
 
-    ``kind`` is ``"aggregator"`` or ``"risk_score"``; registries are process-wide, so a toy must
-    not leak into the other tests of the same worker.
+    ``kind`` is ``"aggregator"``, ``"risk_score"`` or ``"dataset"``; registries are
+    process-wide, so a toy must not leak into the other tests of the same worker.
     """
     from judgerisk.aggregators import unregister_aggregator
+    from judgerisk.datasets import unregister_dataset
     from judgerisk.plots import style
     from judgerisk.risk.registry import unregister_risk_score
 
+    remove = {
+        "aggregator": unregister_aggregator,
+        "risk_score": unregister_risk_score,
+        "dataset": unregister_dataset,
+    }
     made: list[tuple[str, str]] = []
     yield lambda kind, name: made.append((kind, name))
     for kind, name in made:
-        (unregister_aggregator if kind == "aggregator" else unregister_risk_score)(name)
+        remove[kind](name)
         style.STYLES.pop(name, None)

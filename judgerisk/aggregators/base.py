@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Literal, TypeVar, overload
+from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from judgerisk._registry import Registry
+from judgerisk.plots import style
 from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
 
 __all__ = [
@@ -136,15 +137,14 @@ _REGISTRY: Registry[type[BaseAggregator]] = Registry("aggregation method")
 _A = TypeVar("_A", bound=type[BaseAggregator])
 
 
-@overload
-def register_aggregator(name: str) -> Callable[[_A], _A]: ...
-@overload
-def register_aggregator(name: str, cls: _A) -> _A: ...
-def register_aggregator(name: str, cls: Any = None) -> Any:
-    """Register an aggregator class under ``name`` (usable as a class decorator).
+def register_aggregator(
+    name: str, *, label: str | None = None, color: str | None = None
+) -> Callable[[_A], _A]:
+    """Register an aggregator class under ``name`` (a class decorator).
 
     Registered names are accepted by :func:`judgerisk.aggregators.aggregate` and appear in
-    :data:`AGGREGATORS` in registration order.
+    :data:`AGGREGATORS` in registration order. ``label`` and ``color`` give it a display name
+    and colour in every figure (:func:`judgerisk.plots.style.register`).
 
     Examples
     --------
@@ -166,9 +166,10 @@ def register_aggregator(name: str, cls: Any = None) -> Any:
             raise TypeError(f"{klass!r} is not a BaseAggregator subclass")
         _REGISTRY.add(name, klass)
         klass.name = name
+        style.register(name, label, color)
         return klass
 
-    return deco if cls is None else deco(cls)
+    return deco
 
 
 def unregister_aggregator(name: str) -> None:

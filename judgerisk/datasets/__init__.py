@@ -13,6 +13,7 @@ from judgerisk.datasets.registry import (
     available,
     load_dataset,
     register_dataset,
+    unregister_dataset,
 )
 
 __all__ = [
@@ -26,4 +27,5 @@ __all__ = [
     "load_dataset",
     "pandalm",
     "register_dataset",
+    "unregister_dataset",
 ]

@@ -18,7 +18,14 @@ import pandas as pd
 from judgerisk._registry import Registry
 from judgerisk.datasets._paths import ENV_VAR, data_root
 
-__all__ = ["DATASETS", "Dataset", "available", "load_dataset", "register_dataset"]
+__all__ = [
+    "DATASETS",
+    "Dataset",
+    "available",
+    "load_dataset",
+    "register_dataset",
+    "unregister_dataset",
+]
 
 #: ``loader(data_root, **options) -> panel``.
 Loader = Callable[..., pd.DataFrame]
@@ -65,6 +72,11 @@ def register_dataset(
         return loader
 
     return deco
+
+
+def unregister_dataset(name: str) -> None:
+    """Remove a registered data set (for tests and interactive sessions)."""
+    _REGISTRY.remove(name)
 
 
 def available(name: str, data_dir: str | os.PathLike | None = None) -> bool:

@@ -11,7 +11,7 @@ import seaborn as sns
 
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.plots import style
-from judgerisk.plots.risk import METHOD_LABELS
+from judgerisk.risk.registry import COMPARED
 
 __all__ = [
     "AGGREGATOR_LABELS",
@@ -20,7 +20,8 @@ __all__ = [
     "plot_disagreement",
 ]
 
-#: Display names of the aggregators (from the shared style).
+#: Display names of the built-in aggregators (kept for compatibility; figures call
+#: :func:`judgerisk.plots.style.label`, which also knows newly registered rules).
 AGGREGATOR_LABELS = {k: style.label(k) for k in AGGREGATORS}
 
 
@@ -63,9 +64,7 @@ def plot_retention_curves(
         mean, sd = g.mean(), g.std().fillna(0.0)
         x = 100 * mean.index.to_numpy()
         color = colors.get(agg)
-        ax.plot(
-            x, 100 * mean.to_numpy(), marker="o", label=AGGREGATOR_LABELS.get(agg, agg), color=color
-        )
+        ax.plot(x, 100 * mean.to_numpy(), marker="o", label=style.label(agg), color=color)
         if band:
             ax.fill_between(
                 x,
@@ -78,7 +77,7 @@ def plot_retention_curves(
     ax.invert_xaxis()
     ax.set_xlabel("kept decisions, lowest risk first (%)")
     ax.set_ylabel("accuracy of kept decisions (%)")
-    ax.set_title(f"Retention by {METHOD_LABELS.get(method, method)}, per aggregation rule")
+    ax.set_title(f"Retention by {style.label(method)}, per aggregation rule")
     ax.grid(alpha=0.3)
     ax.legend(frameon=False, fontsize="small")
     return fig
@@ -92,9 +91,7 @@ def plot_retention_by_method(
     One panel per ρ; bars grouped by aggregator, one bar per risk score, error bars = standard
     deviation over seeds.
     """
-    methods = (
-        list(methods) if methods is not None else _present(table["method"], list(METHOD_LABELS))
-    )
+    methods = list(methods) if methods is not None else _present(table["method"], COMPARED)
     fig, axes = plt.subplots(
         1, len(rhos), figsize=(5.2 * len(rhos), 3.8), sharey=True, squeeze=False
     )
@@ -103,16 +100,16 @@ def plot_retention_by_method(
         if sub.empty:
             raise ValueError(f"no rows at rho={rho}")
         sub["gain (points)"] = 100 * sub["gain"]
-        sub["score"] = sub["method"].map(lambda m: METHOD_LABELS.get(m, m))
-        sub["rule"] = sub["aggregator"].map(lambda a: AGGREGATOR_LABELS.get(a, a))
-        order = [AGGREGATOR_LABELS.get(a, a) for a in _present(sub["aggregator"], AGGREGATORS)]
+        sub["score"] = sub["method"].map(style.label)
+        sub["rule"] = sub["aggregator"].map(lambda a: style.label(a))
+        order = [style.label(a) for a in _present(sub["aggregator"], AGGREGATORS)]
         sns.barplot(
             data=sub,
             x="rule",
             y="gain (points)",
             hue="score",
             order=order,
-            hue_order=[METHOD_LABELS.get(m, m) for m in methods],
+            hue_order=[style.label(m) for m in methods],
             errorbar="sd",
             ax=ax,
         )
@@ -147,7 +144,7 @@ def plot_disagreement(matrix: pd.DataFrame, ax=None) -> plt.Figure:
         fig, ax = plt.subplots(figsize=(4.8, 4.0))
     else:
         fig = ax.figure
-    labels = [AGGREGATOR_LABELS.get(a, a) for a in matrix.index]
+    labels = [style.label(a) for a in matrix.index]
     sns.heatmap(
         100 * matrix.to_numpy(),
         annot=True,

@@ -21,7 +21,8 @@ __all__ = [
     "plot_matched_group_auroc",
 ]
 
-#: Display names of the risk scores (from the shared style).
+#: Display names of the built-in risk scores (kept for compatibility; figures call
+#: :func:`judgerisk.plots.style.label`, which also knows newly registered scores).
 METHOD_LABELS = {k: style.label(k) for k in COMPARED}
 #: Display names of the evaluation subsets.
 SUBSET_LABELS = {

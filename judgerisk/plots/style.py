@@ -7,11 +7,21 @@ defaults (resolution, font sizes) once per session.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import matplotlib as mpl
 
-__all__ = ["FIGURE_DPI", "STYLES", "MethodStyle", "color", "label", "palette", "use_style"]
+__all__ = [
+    "FIGURE_DPI",
+    "STYLES",
+    "MethodStyle",
+    "color",
+    "label",
+    "palette",
+    "register",
+    "use_style",
+]
 
 #: Resolution of every raster figure (dots per inch).
 FIGURE_DPI = 150
@@ -60,6 +70,16 @@ STYLES: dict[str, MethodStyle] = {
 }
 
 
+def register(key: str, label: str | None = None, color: str | None = None) -> None:
+    """Give a method registered elsewhere (an aggregator, a risk score) its name and colour.
+
+    An existing entry is kept (the built-in methods' look does not change); without ``label``
+    and ``color`` nothing is added, and the key and grey are used.
+    """
+    if key not in STYLES and (label is not None or color is not None):
+        STYLES[key] = MethodStyle(label or key, color or _GREY)
+
+
 def label(key: str) -> str:
     """Display name of a method (the key itself when it is not registered)."""
     style = STYLES.get(key)
@@ -72,7 +92,7 @@ def color(key: str) -> str:
     return style.color if style is not None else _GREY
 
 
-def palette(keys) -> dict[str, str]:
+def palette(keys: Iterable[str]) -> dict[str, str]:
     """``{display name: colour}`` for seaborn's ``palette=`` argument."""
     return {label(k): color(k) for k in keys}
 

@@ -126,8 +126,7 @@ def register_risk_score(
 
     def deco(func: ScoreFunction) -> ScoreFunction:
         _REGISTRY.add(name, RiskScore(name, kind, func if kind == "baseline" else None, needs_fit))
-        if name not in style.STYLES and (label is not None or color is not None):
-            style.STYLES[name] = style.MethodStyle(label or name, color or style.color(name))
+        style.register(name, label, color)
         return func
 
     return deco
