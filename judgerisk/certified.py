@@ -65,6 +65,7 @@ from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
 from judgerisk.selective.scope import Scope
+from judgerisk.validation import to_labels
 
 __all__ = [
     "SCORE_COLUMNS",
@@ -364,7 +365,7 @@ def judge_bpe(panel: pd.DataFrame, judge: str) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "bpe": sig.score,
-            "verdict": np.where(sig.pred == 1, "A", "B"),
+            "verdict": to_labels(sig.pred == 1),
             "confidence": sig.confidence,
         },
         index=both.index,

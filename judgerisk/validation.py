@@ -25,7 +25,7 @@ __all__ = [
     "check_item_subset",
     "check_probs",
     "check_votes",
-    "tie_block_starts",
+    "tie_blocks",
     "to_labels",
 ]
 
@@ -166,18 +166,25 @@ def check_item_subset(
     return items[items.isin(sub)]
 
 
-def tie_block_starts(sorted_values: np.ndarray) -> np.ndarray:
-    """Start index of every block of equal values in an already sorted array.
+def tie_blocks(sorted_values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Blocks of equal values in an already sorted array: ``(starts, stops)``, stops exclusive.
+
+    Tied items enter or leave a selection together, so the selective methods (SCOPE, the naive
+    selector, retention) evaluate their rules at block boundaries only.
 
     Examples
     --------
-    >>> tie_block_starts(np.array([0.1, 0.1, 0.3, 0.5, 0.5])).tolist()
-    [0, 2, 3]
+    >>> starts, stops = tie_blocks(np.array([0.1, 0.1, 0.3, 0.5, 0.5]))
+    >>> starts.tolist(), stops.tolist()
+    ([0, 2, 3], [2, 3, 5])
     """
     v = np.asarray(sorted_values)
     if v.size == 0:
-        return np.zeros(0, dtype=np.intp)
-    return np.flatnonzero(np.concatenate([[True], v[1:] != v[:-1]]))
+        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
+    change = v[1:] != v[:-1]
+    starts = np.flatnonzero(np.concatenate([[True], change]))
+    stops = np.flatnonzero(np.concatenate([change, [True]])) + 1
+    return starts, stops
 
 
 # ----------------------------------------------------------------------------- judges

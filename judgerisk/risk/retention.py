@@ -24,6 +24,7 @@ from judgerisk.panel import validate_panel
 from judgerisk.risk.analysis import METHODS, aggregate_errors, risk_table
 from judgerisk.risk.metrics import RETENTION_FRACTIONS, align_scores, keep_count, retention_table
 from judgerisk.splits import split_items
+from judgerisk.validation import tie_blocks
 
 __all__ = [
     "RHOS",
@@ -92,9 +93,7 @@ def retention_curve(
     e = err.to_numpy()[order].astype(float)
     cum = np.concatenate([[0.0], np.cumsum(e)])
     # tie blocks of the sorted risks: block start and end for every position
-    new_block = np.concatenate([[True], r[1:] != r[:-1]])
-    starts = np.flatnonzero(new_block)
-    ends = np.append(starts[1:], n)
+    starts, ends = tie_blocks(r)
     n_kept = np.array([keep_count(f, n) for f in rhos])
     blk = np.searchsorted(starts, n_kept - 1, side="right") - 1  # block of the last kept item
     s, t = starts[blk], ends[blk]

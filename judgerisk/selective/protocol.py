@@ -42,7 +42,7 @@ from judgerisk.selective.scope import (
     toe_grid,
     toe_max_errors,
 )
-from judgerisk.validation import as_float, check_alpha
+from judgerisk.validation import as_float, check_alpha, tie_blocks
 
 __all__ = [
     "ALPHAS",
@@ -137,7 +137,7 @@ def _sorted_cumcounts(values, errors, cal):
 def _vec_threshold_methods(score, errors, cal, alphas, methods, n_test):
     """SCOPE and naive on the uncertainty score, for all splits and alphas."""
     v, cum_cal, cum_cal_err, cum_err = _sorted_cumcounts(score, errors, cal)
-    ends = np.flatnonzero(np.r_[v[1:] != v[:-1], True]) + 1  # positions in the padded cumsum
+    ends = tie_blocks(v)[1]  # block stops = positions in the padded cumsum
     n_cal_b = cum_cal[:, ends]
     n_err_b = cum_cal_err[:, ends]
     has_cal = np.diff(np.concatenate([np.zeros((cal.shape[0], 1), np.int32), n_cal_b], 1), axis=1)

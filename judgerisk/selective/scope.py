@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import beta, binom
 
-from judgerisk.validation import as_bool, as_float, check_alpha
+from judgerisk.validation import as_bool, as_float, check_alpha, tie_blocks
 
 __all__ = [
     "toe_max_errors",
@@ -77,7 +77,7 @@ def _block_threshold(scores, errors, alpha: float, rule) -> float:
         return -np.inf
     order = np.argsort(s, kind="stable")
     ss, ee = s[order], e[order]
-    ends = np.flatnonzero(np.r_[ss[1:] != ss[:-1], True])  # last index of each tie block
+    ends = tie_blocks(ss)[1] - 1  # last index of each tie block
     n_acc = ends + 1
     n_err = np.cumsum(ee)[ends]
     ok = rule(n_err, n_acc, alpha)
