@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from tqdm.auto import tqdm
 
@@ -180,7 +181,7 @@ def score_panel(
     return out
 
 
-def panel_errors(verdict, gold) -> pd.Series:
+def panel_errors(verdict: str, gold: npt.ArrayLike) -> pd.Series:
     """Error labels :math:`E_i = 1[\\hat y_i \\ne y^*_i]` of aligned verdicts and gold ("A"/"B").
 
     Parameters
@@ -319,7 +320,7 @@ def _paired_judges(panel: pd.DataFrame) -> list[str]:
     return sorted(j for j, c in conds.items() if {ORIGINAL, "swap"} <= c)
 
 
-def best_single_judge(panel: pd.DataFrame, items=None) -> str:
+def best_single_judge(panel: pd.DataFrame, items: Any = None) -> str:
     """The judge with the highest original-condition accuracy among those seen in both orders.
 
     Parameters

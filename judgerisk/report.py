@@ -14,6 +14,7 @@ import html
 import tempfile
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from judgerisk.panel import load_panel
 
@@ -40,7 +41,7 @@ img{max-width:100%}
 """
 
 
-def notebook_to_html(nb, title: str = "judgerisk panel report") -> str:
+def notebook_to_html(nb: Any, title: str = "judgerisk panel report") -> str:
     """Render an executed notebook as one self-contained HTML page.
 
     nbconvert's ``HTMLExporter`` (``basic`` template: markdown, HTML tables and figures as

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 __all__ = [
@@ -42,7 +43,7 @@ def bad_rows(values: np.ndarray, mask: np.ndarray) -> str:
 
 
 # ----------------------------------------------------------------------------- labels
-def as_binary(values: Iterable, name: str = "labels") -> np.ndarray:
+def as_binary(values: npt.ArrayLike, name: str = "labels") -> np.ndarray:
     """Coerce labels to an ``int8`` array with 1 = answer A, 0 = answer B.
 
     Parameters
@@ -81,7 +82,7 @@ def as_binary(values: Iterable, name: str = "labels") -> np.ndarray:
     return out
 
 
-def to_labels(wins_a: Iterable) -> np.ndarray:
+def to_labels(wins_a: npt.ArrayLike) -> np.ndarray:
     """Map booleans or 1/0 (1 = A wins) to the labels ``"A"``/``"B"``.
 
     Examples
@@ -99,7 +100,7 @@ def binary_indicators(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # ----------------------------------------------------------------------------- numbers
 def as_float(
-    values: Iterable, name: str, lo: float | None = None, hi: float | None = None
+    values: npt.ArrayLike, name: str, lo: float | None = None, hi: float | None = None
 ) -> np.ndarray:
     """A one-dimensional finite float64 array, optionally within ``[lo, hi]``; errors name the rows."""
     arr = np.asarray(values, dtype=np.float64)
@@ -116,7 +117,7 @@ def as_float(
     return arr
 
 
-def as_bool(values: Iterable, name: str) -> np.ndarray:
+def as_bool(values: npt.ArrayLike, name: str) -> np.ndarray:
     """A boolean array from booleans or 0/1; errors name the rows."""
     arr = np.asarray(values)
     if arr.dtype == bool:

@@ -162,7 +162,7 @@ class CARE(BaseAggregator):
         tol: float = 1e-7,
         max_iter: int = 1000,
         min_weight: float = 0.0,
-    ):
+    ) -> None:
         self.lam = lam
         self.tol = tol
         self.max_iter = max_iter

@@ -102,7 +102,7 @@ class DawidSkene(BaseAggregator):
     >>> ds.posterior_.round(2).tolist()  # doctest: +SKIP
     """
 
-    def __init__(self, smoothing: float = 0.5, max_iter: int = 200, tol: float = 1e-7):
+    def __init__(self, smoothing: float = 0.5, max_iter: int = 200, tol: float = 1e-7) -> None:
         self.smoothing = smoothing
         self.max_iter = max_iter
         self.tol = tol

@@ -74,7 +74,7 @@ class GLAD(BaseAggregator):
         alpha_prior_mean: float = 1.0,
         beta_prior_mean: float = 1.0,
         prior_a: float = 0.5,
-    ):
+    ) -> None:
         self.n_iter = n_iter
         self.tol = tol
         self.m_step_max_iter = m_step_max_iter

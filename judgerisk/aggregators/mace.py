@@ -82,7 +82,7 @@ class MACE(BaseAggregator):
         strategy_prior: float = 10.0,
         default_noise: float = 0.5,
         random_state: int | None = None,
-    ):
+    ) -> None:
         self.n_restarts = n_restarts
         self.n_iter = n_iter
         self.method = method

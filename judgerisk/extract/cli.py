@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 from judgerisk.panel import CONDITIONS
 
 __all__ = ["register", "run"]
 
 
-def register(subparsers) -> argparse.ArgumentParser:
+def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``extract`` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser(
         "extract",
@@ -41,7 +42,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Execute ``judgerisk extract`` from parsed arguments; returns the exit code."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

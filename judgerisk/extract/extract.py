@@ -12,9 +12,12 @@ import atexit
 import os
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.extract.forward import iter_batches, prepare_model, resolve_device
@@ -27,7 +30,7 @@ from judgerisk.panel import CONDITIONS, validate_panel
 __all__ = ["extract_logprobs", "judge_name", "prepare_prompts", "canonical_logit"]
 
 
-def judge_name(model) -> str:
+def judge_name(model: Any) -> str:
     """A judge name from the model's ``name_or_path`` (last path component)."""
     name = getattr(model, "name_or_path", None) or getattr(
         getattr(model, "config", None), "_name_or_path", ""
@@ -36,7 +39,9 @@ def judge_name(model) -> str:
     return name or type(model).__name__
 
 
-def canonical_logit(logprob_a, logprob_b, swapped):
+def canonical_logit(
+    logprob_a: npt.ArrayLike, logprob_b: npt.ArrayLike, swapped: npt.ArrayLike
+) -> np.ndarray:
     """Canonical log-odds that the original answer A wins.
 
     Notes
@@ -51,14 +56,14 @@ def canonical_logit(logprob_a, logprob_b, swapped):
 
 
 def prepare_prompts(
-    tokenizer,
-    items,
-    conditions=CONDITIONS,
+    tokenizer: Any,
+    items: Any,
+    conditions: Sequence[str] = CONDITIONS,
     *,
-    template="pairwise_v1",
-    chat_template=None,
+    template: Any = "pairwise_v1",
+    chat_template: str | None = None,
     enable_thinking: bool = False,
-):
+) -> tuple[pd.DataFrame, pd.DataFrame, Any, Any]:
     """Items -> rendered, tokenised prompts and resolved verdict ids.
 
     Returns
@@ -135,20 +140,20 @@ def _rank_device(device, world: int):
 
 
 def extract_logprobs(
-    model,
-    tokenizer,
-    items,
-    judge=None,
-    conditions=CONDITIONS,
-    batch_size="auto",
-    device=None,
-    dtype=None,
+    model: Any,
+    tokenizer: Any,
+    items: Any,
+    judge: str | None = None,
+    conditions: Sequence[str] = CONDITIONS,
+    batch_size: int | str = "auto",
+    device: Any = None,
+    dtype: Any = None,
     enable_thinking: bool = False,
-    out_dir=None,
+    out_dir: str | os.PathLike | None = None,
     progress: bool = False,
     *,
-    template="pairwise_v1",
-    chat_template=None,
+    template: Any = "pairwise_v1",
+    chat_template: str | None = None,
     min_verdict_mass: float = 0.5,
 ) -> pd.DataFrame:
     """Verdict-token log-probabilities of a judge on every item under every condition.

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,7 +32,7 @@ _VERBAL = re.compile(
 _CHOICE = re.compile(r"^\W*([AB])\b")
 
 
-def parse_verbalized(texts) -> pd.DataFrame:
+def parse_verbalized(texts: Sequence[str]) -> pd.DataFrame:
     """Parse "A 85" style answers into a choice and a confidence in [0, 1].
 
     Parameters
@@ -53,7 +55,7 @@ def parse_verbalized(texts) -> pd.DataFrame:
     return pd.DataFrame({"choice": pd.array(choice, dtype=object), "confidence": conf})
 
 
-def parse_choice(texts) -> np.ndarray:
+def parse_choice(texts: Sequence[str]) -> np.ndarray:
     """First verdict letter of each generated text: 1 for "A", 0 for "B", -1 when none."""
     out = np.full(len(texts), -1, dtype=np.int8)
     for k, text in enumerate(texts):
@@ -83,18 +85,18 @@ def _setup(model, tokenizer, items, conditions, template, chat_template, device,
 
 
 def verbalized_confidence(
-    model,
-    tokenizer,
-    items,
-    judge=None,
-    conditions=("original",),
+    model: Any,
+    tokenizer: Any,
+    items: Any,
+    judge: str | None = None,
+    conditions: Sequence[str] = ("original",),
     *,
-    template="verbalized_v1",
+    template: Any = "verbalized_v1",
     max_new_tokens: int = 12,
     batch_size: int = 8,
-    device=None,
-    dtype=None,
-    chat_template=None,
+    device: Any = None,
+    dtype: Any = None,
+    chat_template: str | None = None,
 ) -> pd.DataFrame:
     """Verbalized-confidence baseline: the judge names a winner and a 0-100 confidence (greedy).
 
@@ -146,21 +148,21 @@ def verbalized_confidence(
 
 
 def self_consistency(
-    model,
-    tokenizer,
-    items,
-    judge=None,
-    conditions=("original",),
+    model: Any,
+    tokenizer: Any,
+    items: Any,
+    judge: str | None = None,
+    conditions: Sequence[str] = ("original",),
     *,
     k: int = 5,
     temperature: float = 0.7,
     seed: int = 0,
-    template="pairwise_v1",
+    template: Any = "pairwise_v1",
     max_new_tokens: int = 2,
     batch_size: int = 8,
-    device=None,
-    dtype=None,
-    chat_template=None,
+    device: Any = None,
+    dtype: Any = None,
+    chat_template: str | None = None,
 ) -> pd.DataFrame:
     """Self-consistency baseline: k sampled verdicts at temperature T, vote share of original A.
 

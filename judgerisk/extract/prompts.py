@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -168,7 +170,7 @@ def load_template(template: str | Path | dict | Template = "pairwise_v1") -> Tem
     return Template.from_record(json.loads(res.read_text(encoding="utf-8")))
 
 
-def read_items(items) -> pd.DataFrame:
+def read_items(items: Any) -> pd.DataFrame:
     """Read and check an items table: ``item, prompt, answer_a, answer_b[, gold]``.
 
     Parameters
@@ -236,7 +238,9 @@ def read_items(items) -> pd.DataFrame:
     return out
 
 
-def build_prompts(items: pd.DataFrame, template: Template, conditions=CONDITIONS) -> pd.DataFrame:
+def build_prompts(
+    items: pd.DataFrame, template: Template, conditions: Sequence[str] = CONDITIONS
+) -> pd.DataFrame:
     """Expand items into one chat prompt per (item, condition).
 
     Parameters
@@ -294,7 +298,7 @@ _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
 
 
 def render_chat(
-    tokenizer,
+    tokenizer: Any,
     messages: list[dict],
     *,
     enable_thinking: bool = False,
@@ -337,7 +341,7 @@ def render_chat(
 
 
 def render_chats(
-    tokenizer,
+    tokenizer: Any,
     conversations: list[list[dict]],
     *,
     enable_thinking: bool = False,

@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.plots import style
@@ -31,7 +32,7 @@ def _present(values: pd.Series, preferred: Sequence[str]) -> list[str]:
 
 
 def plot_retention_curves(
-    table: pd.DataFrame, method: str = "scur", ax=None, band: bool = True
+    table: pd.DataFrame, method: str = "scur", ax: Axes | None = None, band: bool = True
 ) -> plt.Figure:
     """Figure-5-like plot: accuracy of the kept decisions against the kept share, per aggregator.
 
@@ -57,7 +58,7 @@ def plot_retention_curves(
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
     else:
-        fig = ax.figure
+        fig = ax.figure  # type: ignore[assignment]  # a Figure here, not a SubFigure
     colors = {a: style.color(a) for a in AGGREGATORS}
     for agg in _present(sub["aggregator"], AGGREGATORS):
         g = sub[sub["aggregator"].eq(agg)].groupby("rho")["accuracy"]
@@ -132,7 +133,7 @@ def plot_retention_by_method(
     return fig
 
 
-def plot_disagreement(matrix: pd.DataFrame, ax=None) -> plt.Figure:
+def plot_disagreement(matrix: pd.DataFrame, ax: Axes | None = None) -> plt.Figure:
     """Heat map of the share of items on which two aggregators disagree (in %).
 
     Parameters
@@ -143,7 +144,7 @@ def plot_disagreement(matrix: pd.DataFrame, ax=None) -> plt.Figure:
     if ax is None:
         fig, ax = plt.subplots(figsize=(4.8, 4.0))
     else:
-        fig = ax.figure
+        fig = ax.figure  # type: ignore[assignment]  # a Figure here, not a SubFigure
     labels = [style.label(a) for a in matrix.index]
     sns.heatmap(
         100 * matrix.to_numpy(),

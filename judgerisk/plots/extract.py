@@ -5,13 +5,14 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from judgerisk.panel import validate_panel
 
 __all__ = ["plot_condition_logits", "plot_verdict_mass"]
 
 
-def plot_condition_logits(panel: pd.DataFrame, ax=None):
+def plot_condition_logits(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Canonical log-odds of each item under each condition, one line per (item, judge).
 
     Parameters
@@ -43,7 +44,7 @@ def plot_condition_logits(panel: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_verdict_mass(panel: pd.DataFrame, ax=None, threshold: float = 0.5):
+def plot_verdict_mass(panel: pd.DataFrame, ax: Axes | None = None, threshold: float = 0.5) -> Axes:
     """Histogram of ``verdict_mass = P("A") + P("B")`` (share of the vocabulary on the verdicts).
 
     Parameters
@@ -65,7 +66,7 @@ def plot_verdict_mass(panel: pd.DataFrame, ax=None, threshold: float = 0.5):
     mass = np.log10(np.clip(panel["verdict_mass"].to_numpy(float), 1e-12, 1.0))
     bins = np.linspace(min(-3.0, np.floor(mass.min())), 0.0, 41)
     for judge, block in pd.Series(mass, index=panel.index).groupby(panel["judge"]):
-        ax.hist(block, bins=bins, alpha=0.6, label=str(judge))
+        ax.hist(block, bins=list(bins), alpha=0.6, label=str(judge))
     ax.axvline(np.log10(threshold), color="k", ls="--", lw=0.8)
     ax.set_xlabel('log10 verdict mass  log10(P("A") + P("B"))')
     ax.set_ylabel("prompts")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
 
@@ -16,7 +19,7 @@ __all__ = [
 ]
 
 
-def plot_convergence(models: dict[str, LatentMeasurementModel], ax=None):
+def plot_convergence(models: dict[str, LatentMeasurementModel], ax: Axes | None = None) -> Axes:
     """Relative change of the criterion per sweep, for every restart of each model.
 
     Parameters
@@ -46,7 +49,7 @@ def plot_convergence(models: dict[str, LatentMeasurementModel], ax=None):
     return ax
 
 
-def plot_recovery(lmm: LatentMeasurementModel, truth, axes=None):
+def plot_recovery(lmm: LatentMeasurementModel, truth: Any, axes: Any = None) -> Any:
     """Fitted against true q, a and b after aligning the latent scale (three panels).
 
     ``truth`` has ``q``, ``a`` and ``b`` Series (e.g. a simulator's ``SimulationTruth``);
@@ -70,7 +73,9 @@ def plot_recovery(lmm: LatentMeasurementModel, truth, axes=None):
     return axes
 
 
-def plot_residual_scale(lmm: LatentMeasurementModel, truth_sigma: pd.Series | None = None, ax=None):
+def plot_residual_scale(
+    lmm: LatentMeasurementModel, truth_sigma: pd.Series | None = None, ax: Axes | None = None
+) -> Axes:
     """Residual scale sigma_j per judge, with the simulator's noise sd when given."""
     ax = ax or plt.subplots(figsize=(5, 3), layout="constrained")[1]
     x = np.arange(len(lmm.sigma_))
@@ -88,7 +93,7 @@ def plot_residual_scale(lmm: LatentMeasurementModel, truth_sigma: pd.Series | No
     return ax
 
 
-def plot_loo_item(pred: pd.DataFrame, ax=None):
+def plot_loo_item(pred: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Observed p against the held-out prediction p_hat for the cells of one item.
 
     ``pred`` is the part of :meth:`LatentMeasurementModel.predict_loo`'s output for one item.

@@ -5,13 +5,14 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 
 from judgerisk.describe import consensus, flip_rates, judge_accuracy
 
 __all__ = ["plot_judge_accuracy", "plot_consensus", "plot_flip_rates", "plot_logit_by_condition"]
 
 
-def plot_judge_accuracy(panel: pd.DataFrame, ax=None):
+def plot_judge_accuracy(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Bar chart of each judge's original-condition accuracy against gold."""
     ax = ax or plt.subplots(figsize=(5, 3), layout="constrained")[1]
     acc = judge_accuracy(panel).sort_values()
@@ -23,7 +24,7 @@ def plot_judge_accuracy(panel: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_consensus(panel: pd.DataFrame, ax=None):
+def plot_consensus(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Items per consensus level (majority share), split by whether the majority is right."""
     ax = ax or plt.subplots(figsize=(5, 3), layout="constrained")[1]
     cons = consensus(panel)
@@ -45,7 +46,7 @@ def plot_consensus(panel: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_flip_rates(panel: pd.DataFrame, ax=None):
+def plot_flip_rates(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Verdict flip rate per judge for the order and rubric perturbation families."""
     ax = ax or plt.subplots(figsize=(6, 3), layout="constrained")[1]
     flips = flip_rates(panel)
@@ -62,7 +63,7 @@ def plot_flip_rates(panel: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_logit_by_condition(panel: pd.DataFrame, ax=None):
+def plot_logit_by_condition(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Distribution of canonical logits per condition (a first look at order effects)."""
     ax = ax or plt.subplots(figsize=(6, 3), layout="constrained")[1]
     sns.violinplot(

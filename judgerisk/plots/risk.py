@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
 from judgerisk.plots import style
@@ -42,7 +44,7 @@ def plot_auroc_by_method(
     result: pd.DataFrame,
     subsets: Sequence[str] | None = None,
     methods: Sequence[str] | None = None,
-    axes=None,
+    axes: Any = None,
 ) -> plt.Figure:
     """AUROC of each risk score for panel errors, one panel per subset, spread over seeds.
 
@@ -120,7 +122,7 @@ def plot_auroc_by_method(
     return fig
 
 
-def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax=None) -> plt.Axes:
+def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax: Axes | None = None) -> plt.Axes:
     """The largest original-condition vote patterns, split into correct and wrong verdicts.
 
     Parameters
@@ -150,7 +152,9 @@ def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax=None) -> plt.Axes
     ax.barh(y, g["n_errors"], left=g["n_correct"], color=np.where(usable, "#c44e52", "#e4b3b4"))
     for yi, (_, row) in zip(y, g.iterrows(), strict=True):
         if row["usable"]:
-            ax.text(row["n_items"], yi, f"  n⁺n⁻={int(row['weight'])}", va="center", fontsize=7)
+            ax.text(
+                row["n_items"], float(yi), f"  n⁺n⁻={int(row['weight'])}", va="center", fontsize=7
+            )
     ax.set_yticks(y, g["pattern"], fontfamily="monospace")
     ax.set(xlabel="evaluation items", ylabel="vote pattern (judge by judge)")
     handles = [
@@ -164,7 +168,7 @@ def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax=None) -> plt.Axes
 
 
 def plot_matched_group_auroc(
-    groups: pd.DataFrame, methods: Sequence[str] | None = None, ax=None
+    groups: pd.DataFrame, methods: Sequence[str] | None = None, ax: Axes | None = None
 ) -> plt.Axes:
     """Within-pattern AUROC of each method for the usable vote patterns, sized by weight.
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from judgerisk.plots import style
 from judgerisk.risk.registry import COMPONENTS
@@ -48,7 +51,7 @@ def _heatmap(frame: pd.DataFrame, ax, title: str) -> None:
     ax.set(title=title, xlabel="condition", ylabel="judge")
 
 
-def plot_item_walkthrough(explanation) -> plt.Figure:
+def plot_item_walkthrough(explanation: Any) -> plt.Figure:
     """One item's responses, its held-out predictions, and its z's and SCUR.
 
     Parameters
@@ -117,7 +120,7 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
             ax.text(0.5, 0.5, f"{col}: absent or dropped", ha="center", va="center")
             ax.set_axis_off()
             continue
-        bins = np.linspace(0, 1, 21) if col in bottom else 30
+        bins: list[float] | int = np.linspace(0, 1, 21).tolist() if col in bottom else 30
         for split, color in _SPLIT_COLORS.items():
             x = data.loc[data["split"] == split, col]
             if len(x):
@@ -136,7 +139,7 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def plot_risk_reasons(top: pd.DataFrame, ax=None):
+def plot_risk_reasons(top: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Grouped bars of z_U, z_C, z_S per item for a Table-2-like list of risky items.
 
     Parameters
@@ -171,7 +174,9 @@ def plot_risk_reasons(top: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_scur_by_outcome(scores: pd.Series, errors: pd.Series, rank: bool = False, ax=None):
+def plot_scur_by_outcome(
+    scores: pd.Series, errors: pd.Series, rank: bool = False, ax: Axes | None = None
+) -> Axes:
     """Distribution of a risk score for correct and wrong panel verdicts.
 
     Parameters
@@ -207,7 +212,7 @@ def plot_scur_by_outcome(scores: pd.Series, errors: pd.Series, rank: bool = Fals
         if len(x):
             ax.hist(
                 x,
-                bins=bins,
+                bins=list(bins),
                 density=True,
                 alpha=0.6,
                 color=color,

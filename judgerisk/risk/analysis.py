@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -73,9 +74,9 @@ _RESULT_COLUMNS = ["seed", "method", "subset", "auroc", "n_errors", "n_items"]
 def aggregate_errors(
     panel: pd.DataFrame,
     aggregator: str = "majority",
-    fit_items=None,
+    fit_items: Iterable | None = None,
     random_state: int | None = None,
-    **options,
+    **options: Any,
 ) -> pd.Series:
     """Error labels of an aggregator's panel verdicts: ``1[verdict_i != gold_i]``.
 

@@ -8,6 +8,7 @@ Methods reference §4 (normalisation of the risk signals on the reference split)
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["FrozenECDF"]
 
@@ -51,7 +52,7 @@ class FrozenECDF:
     [0.0, 0.75, 0.75, 1.0]
     """
 
-    def fit(self, reference_values) -> FrozenECDF:
+    def fit(self, reference_values: npt.ArrayLike) -> FrozenECDF:
         """Freeze the ECDF of ``reference_values``.
 
         Parameters
@@ -81,7 +82,7 @@ class FrozenECDF:
         self.is_constant_ = bool(self.values_[0] == self.values_[-1])
         return self
 
-    def transform(self, x) -> np.ndarray:
+    def transform(self, x: npt.ArrayLike) -> np.ndarray:
         """Return :math:`z = F_\\mathrm{ref}(x)` for each value of ``x``.
 
         Parameters

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit
@@ -584,8 +585,8 @@ class LatentMeasurementModel:
         patience: int = 3,
         update_order: Sequence[str] = BLOCKS,
         accelerate: str | None = None,
-        random_state=None,
-    ):
+        random_state: int | None = None,
+    ) -> None:
         self.lambda_q = lambda_q
         self.lambda_a = lambda_a
         self.lambda_b = lambda_b
@@ -628,7 +629,7 @@ class LatentMeasurementModel:
         return lam
 
     # ---------------------------------------------------------------- fit
-    def fit(self, panel: pd.DataFrame, y=None) -> LatentMeasurementModel:
+    def fit(self, panel: pd.DataFrame, y: npt.ArrayLike | None = None) -> LatentMeasurementModel:
         """Fit the model to every cell of a panel (normally the fit split's items).
 
         Parameters

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.aggregators.aggregate import AGGREGATORS
@@ -40,7 +41,7 @@ _COLUMNS = ["seed", "aggregator", "method", "rho", "n_kept", "accuracy", "gain"]
 
 
 def retention_curve(
-    risk, correct, rhos: Sequence[float] = RHOS, ties: str = "average"
+    risk: npt.ArrayLike, correct: npt.ArrayLike, rhos: Sequence[float] = RHOS, ties: str = "average"
 ) -> pd.DataFrame:
     r"""Accuracy of the lowest-risk :math:`\lceil \rho n \rceil` items and its gain over ρ = 1.
 

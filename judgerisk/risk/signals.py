@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy.special import entr
 
@@ -104,7 +105,7 @@ _PRED_COLUMNS = ("item", "judge", "condition", "logit", "p", "logit_hat", "p_hat
 
 
 # --------------------------------------------------------------------------- helpers
-def binary_entropy(p, base: float = 2.0) -> np.ndarray:
+def binary_entropy(p: npt.ArrayLike, base: float = 2.0) -> np.ndarray:
     """Binary entropy :math:`H(p) = -[p \\log p + (1-p) \\log(1-p)]`, with ``0 log 0 = 0``.
 
     Parameters
@@ -194,7 +195,9 @@ def signal_u(predictions: pd.DataFrame, conditions: str = "original") -> pd.Seri
     return pd.Series(binary_entropy(pbar), index=items, name="U")
 
 
-def signal_c(predictions: pd.DataFrame, kind: str = "xent", sigma=None) -> pd.Series:
+def signal_c(
+    predictions: pd.DataFrame, kind: str = "xent", sigma: npt.ArrayLike | None = None
+) -> pd.Series:
     """Mismatch of the judges' responses with the held-out panel structure, :math:`C_i`.
 
     Parameters
@@ -280,7 +283,9 @@ def _lmm_offsets(lmm, judges: pd.Index, conditions: Sequence[str]) -> tuple[np.n
     return effect, sig
 
 
-def signal_s(panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm=None) -> pd.DataFrame:
+def signal_s(
+    panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm: Any = None
+) -> pd.DataFrame:
     """Dependence of the responses on perturbations, one component per family.
 
     Parameters
@@ -485,7 +490,7 @@ def scur_scores(
     c_kind: str = "xent",
     s_kind: str = "prob",
     u_conditions: str = "original",
-    lmm=None,
+    lmm: Any = None,
     lmm_params: dict | None = None,
 ) -> ScurResult:
     """Cross-fitted SCUR risk scores for the reference and evaluation items of one seed.
@@ -684,7 +689,9 @@ def _judge_by_condition(rows: pd.DataFrame, value: str) -> pd.DataFrame:
     return wide.reindex(columns=order).rename_axis(index="judge", columns="condition")
 
 
-def explain(result: ScurResult, item, panel: pd.DataFrame | None = None, threshold: float = 0.9):
+def explain(
+    result: ScurResult, item: Any, panel: pd.DataFrame | None = None, threshold: float = 0.9
+) -> ItemExplanation:
     """The scores of one reference or evaluation item and the responses behind them.
 
     Parameters

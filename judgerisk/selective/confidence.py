@@ -21,9 +21,10 @@ Tian et al. (2023) (verbalized confidence); Wang et al. (2023) (self-consistency
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.selective.metrics import uncertainty_metrics
@@ -80,7 +81,9 @@ def _core(logit_fwd, logit_rev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return -(np.exp(log_p) * log_p + np.exp(log_q) * log_q), log_p, log_q
 
 
-def binary_entropy_from_logits(logit_fwd, logit_rev=None) -> tuple[np.ndarray, np.ndarray]:
+def binary_entropy_from_logits(
+    logit_fwd: npt.ArrayLike, logit_rev: npt.ArrayLike | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Entropy (nats) of :math:`\\bar p = (\\sigma(m_f) + \\sigma(m_r))/2` and :math:`\\bar p`.
 
     Computed in log space from the logits so that confident items keep distinct scores
@@ -95,7 +98,7 @@ def binary_entropy_from_logits(logit_fwd, logit_rev=None) -> tuple[np.ndarray, n
     return score, np.exp(log_p)
 
 
-def bpe(logit_fwd, logit_rev) -> Signal:
+def bpe(logit_fwd: npt.ArrayLike, logit_rev: npt.ArrayLike) -> Signal:
     """Bidirectional Preference Entropy.
 
     Parameters
@@ -130,7 +133,7 @@ def bpe(logit_fwd, logit_rev) -> Signal:
     return Signal(score, pred, np.exp(np.maximum(log_p, log_q)))
 
 
-def predictive_probability(logit) -> Signal:
+def predictive_probability(logit: npt.ArrayLike) -> Signal:
     """Predictive probability: one forward pass, confidence :math:`\\max(p, 1 - p)`.
 
     Parameters
@@ -147,7 +150,7 @@ def predictive_probability(logit) -> Signal:
     return bpe(logit, logit)
 
 
-def swap_and_aggregate(logit_fwd, logit_rev) -> Signal:
+def swap_and_aggregate(logit_fwd: npt.ArrayLike, logit_rev: npt.ArrayLike) -> Signal:
     """Swap-and-aggregate: BPE's verdict with a vote-agreement confidence.
 
     Returns
@@ -166,7 +169,7 @@ def swap_and_aggregate(logit_fwd, logit_rev) -> Signal:
     return Signal(np.where(agree, 0.0, _LN2), sig.pred, np.where(agree, 1.0, 0.5))
 
 
-def verbalized_confidence(pred, confidence) -> Signal:
+def verbalized_confidence(pred: npt.ArrayLike, confidence: npt.ArrayLike) -> Signal:
     """Verbalized confidence: the judge's own numeric confidence in its greedy verdict.
 
     Parameters
@@ -188,7 +191,7 @@ def verbalized_confidence(pred, confidence) -> Signal:
     return Signal(1.0 - c, p, c)
 
 
-def self_consistency(votes) -> Signal:
+def self_consistency(votes: Any) -> Signal:
     """Self-consistency: majority vote of k sampled verdicts (e.g. k = 5 at T = 0.7).
 
     Parameters
@@ -217,9 +220,9 @@ def self_consistency(votes) -> Signal:
 
 
 def compare_uncertainty(
-    logit_fwd,
-    logit_rev,
-    gold,
+    logit_fwd: npt.ArrayLike,
+    logit_rev: npt.ArrayLike,
+    gold: npt.ArrayLike,
     n_bins: int = 10,
     randomize_order: bool = False,
     seed: int = 0,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from sklearn.metrics import average_precision_score, roc_auc_score
 
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 
-def errors_of(preds, gold) -> np.ndarray:
+def errors_of(preds: npt.ArrayLike, gold: npt.ArrayLike) -> np.ndarray:
     """Error indicators :math:`E_i = 1[\\hat y_i \\ne y^*_i]` as a boolean array.
 
     Parameters
@@ -67,7 +68,7 @@ def _pair(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
     return c, y
 
 
-def accuracy(preds, gold) -> float:
+def accuracy(preds: npt.ArrayLike, gold: npt.ArrayLike) -> float:
     """Share of verdicts equal to the gold label, :math:`\\frac1N\\sum_i 1[\\hat y_i = y^*_i]`."""
     return float(1.0 - errors_of(preds, gold).mean())
 
@@ -77,7 +78,9 @@ def _bin_index(c: np.ndarray, n_bins: int) -> np.ndarray:
     return np.clip(np.ceil(c * n_bins).astype(np.intp) - 1, 0, n_bins - 1)
 
 
-def reliability_table(confidence, correct, n_bins: int = 10) -> pd.DataFrame:
+def reliability_table(
+    confidence: npt.ArrayLike, correct: npt.ArrayLike, n_bins: int = 10
+) -> pd.DataFrame:
     """Per-bin mean confidence and accuracy for a reliability diagram.
 
     Parameters
@@ -117,7 +120,7 @@ def reliability_table(confidence, correct, n_bins: int = 10) -> pd.DataFrame:
     )
 
 
-def ece(confidence, correct, n_bins: int = 10) -> float:
+def ece(confidence: npt.ArrayLike, correct: npt.ArrayLike, n_bins: int = 10) -> float:
     """Expected calibration error with equal-width bins.
 
     Parameters
@@ -156,7 +159,7 @@ def _one_class(y: np.ndarray, what: str) -> bool:
     return False
 
 
-def auroc_correct(confidence, correct) -> float:
+def auroc_correct(confidence: npt.ArrayLike, correct: npt.ArrayLike) -> float:
     """AUROC of the confidence for correctness (``sklearn.metrics.roc_auc_score``).
 
     Returns NaN with a warning when only one class is present.
@@ -165,7 +168,7 @@ def auroc_correct(confidence, correct) -> float:
     return float("nan") if _one_class(y, "AUROC") else float(roc_auc_score(y, c))
 
 
-def auprc_correct(confidence, correct) -> float:
+def auprc_correct(confidence: npt.ArrayLike, correct: npt.ArrayLike) -> float:
     """AUPRC (average precision) of the confidence for correctness.
 
     Uses ``sklearn.metrics.average_precision_score`` with "verdict right" as the positive class.
@@ -175,7 +178,7 @@ def auprc_correct(confidence, correct) -> float:
     return float("nan") if _one_class(y, "AUPRC") else float(average_precision_score(y, c))
 
 
-def coverage(accepted) -> float:
+def coverage(accepted: npt.ArrayLike) -> float:
     """Share of items accepted, :math:`\\frac1n\\sum_i S_i`."""
     a = as_bool(accepted, "accepted")
     if a.size == 0:
@@ -183,7 +186,7 @@ def coverage(accepted) -> float:
     return float(a.mean())
 
 
-def fdp(accepted, errors) -> float:
+def fdp(accepted: npt.ArrayLike, errors: npt.ArrayLike) -> float:
     """False-discovery proportion of a selection (0 when nothing is accepted).
 
     Notes
@@ -196,7 +199,9 @@ def fdp(accepted, errors) -> float:
     return float((a & e).sum() / max(1, int(a.sum())))
 
 
-def uncertainty_metrics(preds, gold, confidence, n_bins: int = 10) -> dict[str, float]:
+def uncertainty_metrics(
+    preds: npt.ArrayLike, gold: npt.ArrayLike, confidence: npt.ArrayLike, n_bins: int = 10
+) -> dict[str, float]:
     """Accuracy, ECE, AUROC and AUPRC of one confidence signal (a Table-1 row).
 
     Parameters

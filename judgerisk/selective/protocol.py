@@ -28,8 +28,10 @@ Figure 2, Appendix B.3.4: 1,000 random 50/50 calibration–test splits).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from tqdm.auto import tqdm
 
@@ -198,7 +200,14 @@ def _vec_toe(conf, errors, cal, alphas, n_test, delta, n_grid, min_accepted):
     return cols
 
 
-def toe_threshold_loop(confidence, errors, alpha, delta=0.1, n_grid=5000, min_accepted=30):
+def toe_threshold_loop(
+    confidence: npt.ArrayLike,
+    errors: npt.ArrayLike,
+    alpha: float,
+    delta: float = 0.1,
+    n_grid: int = 5000,
+    min_accepted: int = 30,
+) -> Any:
     """Reference Trust-or-Escalate: a plain Python loop down the threshold grid.
 
     Same result as :func:`judgerisk.selective.scope.toe_threshold`; used by the equality tests and the
@@ -247,11 +256,11 @@ def _loop_protocol(
 
 
 def split_protocol(
-    uncertainty=None,
-    preds=None,
-    gold=None,
+    uncertainty: npt.ArrayLike | None = None,
+    preds: npt.ArrayLike | None = None,
+    gold: npt.ArrayLike | None = None,
     *,
-    confidence=None,
+    confidence: npt.ArrayLike | None = None,
     alphas: Sequence[float] = ALPHAS,
     methods: Sequence[str] | None = None,
     n_splits: int = 1000,

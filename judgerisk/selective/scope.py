@@ -23,8 +23,10 @@ Human Agreement"; Clopper & Pearson (1934); Bauer (1991) (fixed-sequence testing
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from scipy.stats import beta, binom
 
 from judgerisk.validation import as_bool, as_float, check_alpha, tie_blocks
@@ -61,12 +63,12 @@ def _scores_errors(scores, errors, name: str = "scores") -> tuple[np.ndarray, np
     return s, e
 
 
-def scope_feasible(n_err, n_acc, alpha: float):
+def scope_feasible(n_err: np.ndarray | int, n_acc: np.ndarray | int, alpha: float) -> Any:
     """SCOPE's constraint :math:`\\sum S (E - \\alpha) = n_{err} - \\alpha n_{acc} \\le -1`."""
     return n_err + 1 <= alpha * n_acc + FEASIBILITY_EPS
 
 
-def naive_feasible(n_err, n_acc, alpha: float):
+def naive_feasible(n_err: np.ndarray | int, n_acc: np.ndarray | int, alpha: float) -> Any:
     """Empirical FDR :math:`n_{err} / n_{acc} \\le \\alpha` with at least one accepted item."""
     return (n_acc > 0) & (n_err <= alpha * n_acc + FEASIBILITY_EPS)
 
@@ -84,7 +86,7 @@ def _block_threshold(scores, errors, alpha: float, rule) -> float:
     return float(ss[ends[np.flatnonzero(ok)[-1]]]) if ok.any() else -np.inf
 
 
-def scope_threshold(scores, errors, alpha: float) -> float:
+def scope_threshold(scores: npt.ArrayLike, errors: npt.ArrayLike, alpha: float) -> float:
     """SCOPE's calibrated threshold :math:`\\hat\\lambda` (``-inf`` when infeasible).
 
     Parameters
@@ -121,7 +123,7 @@ def scope_threshold(scores, errors, alpha: float) -> float:
     return _block_threshold(scores, errors, check_alpha(alpha), scope_feasible)
 
 
-def naive_threshold(scores, errors, alpha: float) -> float:
+def naive_threshold(scores: npt.ArrayLike, errors: npt.ArrayLike, alpha: float) -> float:
     """The naive selector's threshold: largest block end with empirical FDR <= alpha.
 
     Same tie handling as :func:`scope_threshold`, without the finite-sample ``-1``:
@@ -130,7 +132,7 @@ def naive_threshold(scores, errors, alpha: float) -> float:
     return _block_threshold(scores, errors, check_alpha(alpha), naive_feasible)
 
 
-def clopper_pearson_upper(k, n, delta: float = 0.1):
+def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, delta: float = 0.1) -> Any:
     """One-sided Clopper–Pearson upper confidence bound at level :math:`1 - \\delta`.
 
     .. math:: U(k, n) = \\mathrm{Beta}^{-1}(1 - \\delta;\\ k + 1,\\ n - k),\\quad U(n, n) = 1.
@@ -145,7 +147,7 @@ def clopper_pearson_upper(k, n, delta: float = 0.1):
     return np.where(k >= n, 1.0, u)
 
 
-def toe_certified(n_err, n_acc, alpha: float, delta: float):
+def toe_certified(n_err: npt.ArrayLike, n_acc: npt.ArrayLike, alpha: float, delta: float) -> Any:
     """Whether a threshold is certified: :math:`P(\\mathrm{Bin}(n_{acc}, \\alpha) \\le n_{err})
     \\le \\delta` (equivalently :math:`U_{CP}(n_{err}, n_{acc}) \\le \\alpha`)."""
     return binom.cdf(n_err, n_acc, alpha) <= delta
@@ -173,8 +175,8 @@ def toe_grid(n_grid: int = 5000) -> np.ndarray:
 
 
 def toe_threshold(
-    confidence,
-    errors,
+    confidence: npt.ArrayLike,
+    errors: npt.ArrayLike,
     alpha: float,
     delta: float = 0.1,
     n_grid: int = 5000,
@@ -285,7 +287,7 @@ class Scope(_Selector):
     True
     """
 
-    def calibrate(self, scores, errors) -> Scope:
+    def calibrate(self, scores: npt.ArrayLike, errors: npt.ArrayLike) -> Scope:
         """Fit :math:`\\hat\\lambda` on labelled calibration items (uncertainty scores)."""
         s, e = _scores_errors(scores, errors)
         self.threshold_ = scope_threshold(s, e, self.alpha)
@@ -297,7 +299,7 @@ class Scope(_Selector):
 class Naive(_Selector):
     """Largest threshold whose empirical calibration FDR is <= alpha (no finite-sample term)."""
 
-    def calibrate(self, scores, errors) -> Naive:
+    def calibrate(self, scores: npt.ArrayLike, errors: npt.ArrayLike) -> Naive:
         """Fit the threshold on calibration uncertainty scores and errors."""
         s, e = _scores_errors(scores, errors)
         self.threshold_ = naive_threshold(s, e, self.alpha)
@@ -311,7 +313,9 @@ class Heuristic(_Selector):
 
     input_kind = "confidence"
 
-    def calibrate(self, confidence=None, errors=None) -> Heuristic:
+    def calibrate(
+        self, confidence: npt.ArrayLike | None = None, errors: npt.ArrayLike | None = None
+    ) -> Heuristic:
         """No calibration: ``threshold_ = 1 - alpha``."""
         self.threshold_ = 1.0 - check_alpha(self.alpha)
         return self
@@ -322,7 +326,9 @@ class Vanilla(_Selector):
 
     input_kind = "confidence"
 
-    def calibrate(self, values=None, errors=None) -> Vanilla:
+    def calibrate(
+        self, values: npt.ArrayLike | None = None, errors: npt.ArrayLike | None = None
+    ) -> Vanilla:
         """No calibration: ``threshold_ = -inf``."""
         self.threshold_ = -np.inf
         return self
@@ -353,13 +359,15 @@ class TrustOrEscalate(_Selector):
 
     input_kind = "confidence"
 
-    def __init__(self, alpha=0.1, delta=0.1, n_grid=5000, min_accepted=30):
+    def __init__(
+        self, alpha: float = 0.1, delta: float = 0.1, n_grid: int = 5000, min_accepted: int = 30
+    ) -> None:
         self.alpha = alpha
         self.delta = delta
         self.n_grid = n_grid
         self.min_accepted = min_accepted
 
-    def calibrate(self, confidence, errors) -> TrustOrEscalate:
+    def calibrate(self, confidence: npt.ArrayLike, errors: npt.ArrayLike) -> TrustOrEscalate:
         """Fit the threshold on calibration confidences and errors."""
         self.threshold_ = toe_threshold(
             confidence, errors, self.alpha, self.delta, self.n_grid, self.min_accepted
