@@ -7,12 +7,15 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.judgerisk-installed
 LINT_PATHS := judgerisk tests benchmarks
 HTML := _build/html
+# The public data: the installed package bakes in no location; default to ../shared/data beside
+# the repository when JUDGERISK_DATA is unset (notebooks and tests inherit it).
+export JUDGERISK_DATA ?= $(abspath $(CURDIR)/../shared/data)
 
-.PHONY: book test lint notebooks venv browser clean help
+.PHONY: book test lint typecheck notebooks venv browser clean help
 
 help:
 	@echo "make book   - create .venv, run every notebook (full parameters), build the HTML book"
-	@echo "make test   - lint, then pytest (notebooks with small parameters, book build, browser check)"
+	@echo "make test   - lint, mypy, then pytest (doctests, notebooks with small parameters, book build, browser check)"
 	@echo "make clean  - remove build outputs (keeps .venv)"
 
 venv: $(STAMP)
@@ -40,7 +43,11 @@ browser:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends \
 	    chromium fonts-dejavu-core >/dev/null; }
 
-test: $(STAMP) browser lint
+# Type hints of the package, checked by mypy (configuration in pyproject.toml).
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
+test: $(STAMP) browser lint typecheck
 	$(PY) -m pytest -n 2 --dist loadfile -q -rs
 
 clean:

@@ -26,9 +26,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from judgerisk.risk.analysis import METHODS, SUBSETS, _baseline_table, _context, evaluate_risk
+from judgerisk.risk.analysis import METHODS, SUBSETS, evaluate_risk, risk_context
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import auroc_table, matched_vote_auroc
+from judgerisk.risk.registry import BASELINES, risk_score_table
 from judgerisk.risk.signals import scur_scores
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import split_items
@@ -59,7 +60,7 @@ def _stages(panel, seeds) -> _Clock:
     """Run the pipeline stage by stage; wall and CPU seconds per stage, summed over seeds."""
     clock = _Clock()
     clock.start()
-    ctx = _context(panel, "majority", None, "fit", (0.5, 0.3, 0.2), 0.8, 0.8, None)
+    ctx = risk_context(panel, "majority", None, "fit", (0.5, 0.3, 0.2), 0.8, 0.8, None)
     clock.stop("setup (validate, majority, masks)")
     for seed in seeds:
         split = split_items(ctx.items, seed)
@@ -82,7 +83,7 @@ def _stages(panel, seeds) -> _Clock:
         eval_idx = split.index[split.to_numpy() == "evaluation"]
         fit_idx = split.index[split.to_numpy() == "fit"]
         clock.start()
-        table = _baseline_table(ctx.probs, ctx.votes, fit_idx, eval_idx, METHODS[1:])
+        table = risk_score_table(ctx.probs, ctx.votes, fit_idx, eval_idx, BASELINES)
         clock.stop("baselines")
 
         clock.start()

@@ -1,4 +1,4 @@
-"""Certified panel decisions: SCOPE calibration on a panel risk score (METHODS §8).
+"""Certified panel decisions: SCOPE calibration on a panel risk score (Methods reference §8).
 
 No paper does this: the panel's own risk score (SCUR, or the predictive entropy PE for comparison)
 replaces the single-judge BPE as the uncertainty score of SCOPE, so a *panel* verdict is accepted
@@ -20,7 +20,7 @@ SCOPE's guarantee needs calibration and test items to be exchangeable *with thei
 score function must not treat labelled and unlabelled items differently. :func:`score_panel` never
 reads gold (the column is removed before scoring and only passed through to the output), and it
 scores every item the same way: for each of ``n_seeds`` random fit / reference / evaluation splits
-(METHODS §3) SCUR is computed for that seed's reference and evaluation items, and an item's score
+(Methods reference §3) SCUR is computed for that seed's reference and evaluation items, and an item's score
 is the mean over the seeds that scored it. The splits are drawn independently of which items are
 labelled, so permuting the items permutes the scores in distribution, and a random labelled subset
 is exchangeable with the rest. The per-seed table alone would not do: within one seed the
@@ -41,7 +41,7 @@ reports both the mean test FDP over splits and the pooled ratio (``pooled_risk``
 
 References
 ----------
-METHODS.md §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3);
+Methods reference §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3);
 "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge" (SCUR).
 """
 
@@ -49,11 +49,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._progress import progress_bar
+from judgerisk._registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import (
@@ -65,11 +68,14 @@ from judgerisk.panel import (
     to_wide,
     validate_panel,
 )
+from judgerisk.plots import style
 from judgerisk.risk.baselines import BASELINES, baseline_scores
+from judgerisk.risk.registry import COMPONENTS
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
 from judgerisk.selective.scope import Scope
+from judgerisk.validation import to_labels
 
 __all__ = [
     "SCORE_COLUMNS",
@@ -86,32 +92,23 @@ __all__ = [
 ]
 
 #: Risk scores of a :func:`score_panel` table (larger = riskier): what ``select`` may threshold.
-RISK_SCORES: tuple[str, ...] = (
-    "scur",
-    "z_U",
-    "z_C",
-    "z_S",
-    "z_S_order",
-    "z_S_rubric",
-    "U",
-    "C",
-    "S",
-    "S_order",
-    "S_rubric",
-    *BASELINES,
+#: SCUR, its z-scored and raw components (and their mean ``S``), then every registered
+#: baseline-kind score: a live view, so a score registered later is selectable too.
+RISK_SCORES: Sequence[str] = NameView(
+    lambda: (
+        "scur",
+        *(f"z_{c}" for c in (*COMPONENTS, "S")),
+        *COMPONENTS,
+        "S",
+        *BASELINES,
+    )
 )
 
 #: SCUR columns averaged over the seeds in :func:`score_panel`.
 SCORE_COLUMNS: tuple[str, ...] = (
-    "U",
-    "C",
-    "S_order",
-    "S_rubric",
+    *COMPONENTS,
     "S",
-    "z_U",
-    "z_C",
-    "z_S_order",
-    "z_S_rubric",
+    *(f"z_{c}" for c in COMPONENTS),
     "z_S",
     "scur",
 )
@@ -227,20 +224,20 @@ def score_panel(
     return out
 
 
-def accelerate_options(accelerate: str = "anderson") -> dict:
+def accelerate_options(accelerate: str = "anderson") -> dict[str, Any]:
     """``scur_options`` for the command line's ``--accelerate`` (``"anderson"`` or ``"none"``)."""
     if accelerate not in ("anderson", "none"):
         raise PanelError(f"accelerate must be 'anderson' or 'none', got {accelerate!r}")
     return {"lmm_params": {"accelerate": None if accelerate == "none" else accelerate}}
 
 
-def _check_count(name: str, value, minimum: int = 1) -> None:
+def _check_count(name: str, value: object, minimum: int = 1) -> None:
     """An integer option of at least ``minimum``, or a :class:`PanelError` naming it."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
         raise PanelError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
-def panel_errors(verdict, gold) -> pd.Series:
+def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
     """Error labels :math:`E_i = 1[\\hat y_i \\ne y^*_i]` of aligned verdicts and gold ("A"/"B").
 
     Parameters
@@ -422,7 +419,7 @@ def _paired_judges(panel: pd.DataFrame) -> list[str]:
     return sorted(j for j, c in conds.items() if {ORIGINAL, "swap"} <= c)
 
 
-def best_single_judge(panel: pd.DataFrame, items=None) -> str:
+def best_single_judge(panel: pd.DataFrame, items: Any = None) -> str:
     """The judge with the highest original-condition accuracy among those seen in both orders.
 
     Parameters
@@ -451,7 +448,7 @@ def best_single_judge(panel: pd.DataFrame, items=None) -> str:
 
 
 def judge_bpe(panel: pd.DataFrame, judge: str) -> pd.DataFrame:
-    """BPE of one judge on the items it saw in both orders (METHODS §7).
+    """BPE of one judge on the items it saw in both orders (Methods reference §7).
 
     Returns
     -------
@@ -468,7 +465,7 @@ def judge_bpe(panel: pd.DataFrame, judge: str) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "bpe": sig.score,
-            "verdict": np.where(sig.pred == 1, "A", "B"),
+            "verdict": to_labels(sig.pred == 1),
             "confidence": sig.confidence,
         },
         index=both.index,
@@ -579,9 +576,8 @@ def certify_panel(
             stacklevel=2,
         )
     g = gold.reindex(items).to_numpy()
-    kw = dict(alphas=alphas, n_splits=n_splits, cal_frac=cal_frac, seed=split_seed)
+    kw: dict[str, Any] = dict(alphas=alphas, n_splits=n_splits, cal_frac=cal_frac, seed=split_seed)
     frames = []
-    names = {"scur": "SCUR (panel)", "pe": "PE (panel)"}
     for col in panel_scores:
         tab = split_protocol(
             scores.loc[items, col].to_numpy(dtype=np.float64),
@@ -590,7 +586,7 @@ def certify_panel(
             methods=("vanilla", "naive", "scope"),
             **kw,
         )
-        frames.append(tab.assign(score=names.get(col, f"{col} (panel)")))
+        frames.append(tab.assign(score=f"{style.label(col)} (panel)"))
     if single is not None:
         tab = split_protocol(
             single.loc[items, "bpe"].to_numpy(),
@@ -630,7 +626,7 @@ def summarize_certified(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def certify_panels(
-    panels: dict[str, pd.DataFrame], verdicts: Sequence[str] = ("majority",), **kwargs
+    panels: dict[str, pd.DataFrame], verdicts: Sequence[str] = ("majority",), **kwargs: Any
 ) -> tuple[dict[tuple[str, str], pd.DataFrame], pd.DataFrame]:
     """:func:`certify_panel` for several panels and aggregators, with one summary table.
 

@@ -1,10 +1,12 @@
 """Descriptive summaries of a panel: judge accuracy, consensus and perturbation flips.
 
 These are the realised figures a reader checks first on any panel, simulated or real
-(METHODS §1, §6).
+(Methods reference §1, §6).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pandas as pd
 
@@ -43,7 +45,7 @@ def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
     pandas.DataFrame
         By item: ``n_judges``, ``share_a`` (mean of the 0/1 verdicts), ``consensus``
         (:func:`judgerisk.risk.metrics.consensus_share`), ``high_consensus``
-        (:func:`judgerisk.risk.metrics.high_consensus`, at least 80 % agree, METHODS §6)
+        (:func:`judgerisk.risk.metrics.high_consensus`, at least 80 % agree, Methods reference §6)
         and ``majority`` (:func:`judgerisk.aggregators.aggregate.majority_vote`, ties broken by the
         mean probability, then B).
     """
@@ -116,7 +118,7 @@ def panel_overview(panel: pd.DataFrame) -> pd.Series:
 MECHANISMS = ("ambiguous", "consensus_wrong", "order_sensitive", "rubric_sensitive")
 
 
-def error_mechanisms(panel: pd.DataFrame, truth) -> pd.DataFrame:
+def error_mechanisms(panel: pd.DataFrame, truth: Any) -> pd.DataFrame:
     """Which planted mechanism lies behind the majority vote's errors (simulated panels only).
 
     Parameters
@@ -149,7 +151,7 @@ def error_mechanisms(panel: pd.DataFrame, truth) -> pd.DataFrame:
     ).rename_axis("mechanism")
 
 
-def judge_parameters(panel: pd.DataFrame, truth) -> pd.DataFrame:
+def judge_parameters(panel: pd.DataFrame, truth: Any) -> pd.DataFrame:
     """Each judge's accuracy next to its simulated discrimination ``a`` and noise ``sigma``."""
     acc = judge_accuracy(panel).to_frame()
     return acc.join(truth.a.rename("a")).join(truth.sigma.rename("sigma")).rename_axis("judge")

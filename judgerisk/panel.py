@@ -20,7 +20,7 @@ gold       "A" / "B" (optional; read only for evaluation)
 
 References
 ----------
-METHODS.md §1 (the judgerisk methods specification, after the instance-level panel
+Methods reference §1 (the judgerisk methods specification, after the instance-level panel
 reliability paper and the SCOPE paper).
 """
 
@@ -31,12 +31,15 @@ import json
 import os
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
+
+from judgerisk.validation import offending_rows
 
 __all__ = [
     "CONDITIONS",
@@ -138,21 +141,8 @@ class PanelArrays:
         return len(self.conditions)
 
 
-def _rows_text(df: pd.DataFrame, mask: np.ndarray | pd.Series, columns: list[str]) -> str:
-    """Describe up to ten offending rows (by row label) with the relevant columns."""
-    mask = np.asarray(mask, dtype=bool)
-    n_bad = int(mask.sum())
-    shown = df.loc[mask, [c for c in columns if c in df.columns]].head(_MAX_ROWS_SHOWN)
-    lines = [
-        f"  row {idx}: " + ", ".join(f"{c}={v!r}" for c, v in row.items())
-        for idx, row in shown.iterrows()
-    ]
-    more = f"\n  ... and {n_bad - len(shown)} more" if n_bad > len(shown) else ""
-    return f"{n_bad} offending row(s):\n" + "\n".join(lines) + more
-
-
 def _fail(message: str, df: pd.DataFrame, mask, columns: list[str]) -> PanelError:
-    return PanelError(f"{message}; {_rows_text(df, mask, columns)}")
+    return PanelError(f"{message}; {offending_rows(df, mask, columns)}")
 
 
 def validate_panel(
@@ -359,7 +349,7 @@ def _condition_order(conditions: pd.Series) -> list[str]:
 
 def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
     """Return the canonical log-odds from ``logit`` and/or ``p``, checking both."""
-    m = None
+    m: np.ndarray | None = None
     if "logit" in out.columns:
         m = pd.to_numeric(out["logit"], errors="coerce").to_numpy(dtype=np.float64)
         bad = ~np.isfinite(m)
@@ -387,6 +377,7 @@ def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
                     mismatch,
                     [*REQUIRED, "logit", "p"],
                 )
+    assert m is not None  # validated: the table has logit or p
     return m
 
 
@@ -525,7 +516,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         ) from None
 
 
-def atomic_write(path: str | Path, write) -> Path:
+def atomic_write(path: str | Path, write: Callable[[Path], object]) -> Path:
     """Write ``path`` through ``write(tmp_path)`` into a temporary file, then rename.
 
     The temporary file lives in the same folder (so the rename is atomic); on any failure

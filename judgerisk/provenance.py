@@ -37,8 +37,12 @@ import time
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judgerisk.panel import PanelError, atomic_write, write_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "PROVENANCE_KEY",
@@ -243,7 +247,7 @@ def check_output_path(
     return path
 
 
-def write_table_with_record(df, path: str | Path, record: dict | None) -> Path:
+def write_table_with_record(df: pd.DataFrame, path: str | Path, record: dict | None) -> Path:
     """Write a table atomically (by extension), with its provenance record attached.
 
     Parquet keeps the record in the schema metadata (key :data:`PROVENANCE_KEY`); csv and

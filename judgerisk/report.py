@@ -18,6 +18,7 @@ import tempfile
 import time
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -55,7 +56,7 @@ img{max-width:100%}
 """
 
 
-def notebook_to_html(nb, title: str = "judgerisk panel report") -> str:
+def notebook_to_html(nb: Any, title: str = "judgerisk panel report") -> str:
     """Render an executed notebook as one self-contained HTML page.
 
     nbconvert's ``HTMLExporter`` (``basic`` template: markdown, HTML tables and figures as
@@ -96,7 +97,14 @@ QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 _SCORES_ID = "judgerisk-scores"
 
 
-def run_notebook(nb, out_path: Path, parameters: dict, cwd, timeout=None, progress=True):
+def run_notebook(
+    nb: Any,
+    out_path: Path,
+    parameters: dict,
+    cwd: str | Path,
+    timeout: float | None = None,
+    progress: bool = True,
+) -> Any:
     """Execute a notebook with papermill: a progress bar per cell, no kernel log noise.
 
     Returns the executed notebook. A failing cell raises :class:`RuntimeError` naming the

@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 #: Environment variable naming a folder of chapter sources (``NN_name.md``) to use instead
-#: of the ones found next to the package.
+#: of the book's ``notebooks/`` (found by :func:`judgerisk.runbook.find_book_root`).
 ENV_CHAPTERS = "JUDGERISK_CHAPTERS"
 
 
@@ -50,16 +50,27 @@ class Parameter:
 def chapter_sources() -> list[Path]:
     """The chapter sources, in order: ``$JUDGERISK_CHAPTERS`` or the book's ``notebooks/``.
 
+    The book is found by :func:`judgerisk.runbook.find_book_root` (``$JUDGERISK_BOOK``, else
+    the nearest folder at or above the working directory holding ``_toc.yml``).
+
     Raises
     ------
     FileNotFoundError
         When no chapter source can be found (e.g. judgerisk installed without the book).
     """
     env = os.environ.get(ENV_CHAPTERS)
-    folder = Path(env).expanduser() if env else runbook.REPO_ROOT / "notebooks"
+    if env:
+        folder = Path(env).expanduser()
+    else:
+        try:
+            folder = runbook.find_book_root() / "notebooks"
+        except FileNotFoundError as err:
+            raise FileNotFoundError(
+                f"{err}; or point {ENV_CHAPTERS} at the book's notebooks folder"
+            ) from None
     found = sorted(folder.glob("[0-9]*.md"))
     if not found:
-        origin = f"${ENV_CHAPTERS}" if env else "the judgerisk source tree"
+        origin = f"${ENV_CHAPTERS}" if env else "the book's sources"
         raise FileNotFoundError(
             f"no chapter notebooks (NN_name.md) in {folder} (from {origin}); point "
             f"{ENV_CHAPTERS} at the book's notebooks folder"
@@ -86,7 +97,7 @@ def find_chapter(key: str | os.PathLike) -> Path:
 
 
 def _parameters_cell(md_path: Path) -> str:
-    nb = runbook._read(md_path)
+    nb = runbook.read_notebook(md_path)
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     if len(cells) != 1:
         raise ValueError(f"{md_path.name}: expected one cell tagged 'parameters', got {len(cells)}")

@@ -13,23 +13,32 @@ executes the given notebooks (all of ``notebooks/*.md`` by default) into
 Every executed notebook carries its provenance record (:mod:`judgerisk.provenance`) in
 ``metadata["judgerisk"]["provenance"]`` and ends with a small footer cell (judgerisk's version,
 the date and the parameters), so each book page says how it was computed.
+The runner does not assume where the package is installed: it works on the book's source
+folder found by :func:`find_book_root` (``--root``, else ``$JUDGERISK_BOOK``, else the nearest
+folder at or above the working directory holding ``_toc.yml`` and ``notebooks/``, else the
+source checkout of an editable install when it holds them). When
+``JUDGERISK_DATA`` is unset, :func:`main` points it at ``../shared/data`` beside that folder if it
+exists (the layout of a fresh clone), so the real-data chapters find the public data.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from judgerisk.provenance import finish_record, make_record
 
 __all__ = [
-    "REPO_ROOT",
+    "find_book_root",
     "notebook_paths",
+    "read_notebook",
     "test_parameters",
     "execute",
     "stage_book",
@@ -39,16 +48,58 @@ __all__ = [
     "main",
 ]
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 PROFILES = ("small", "default")
+BOOK_ENV_VAR = "JUDGERISK_BOOK"
 
 
-def notebook_paths(root: Path = REPO_ROOT) -> list[Path]:
-    """The chapter sources ``notebooks/*.md``, in file-name order."""
-    return sorted((root / "notebooks").glob("[0-9]*.md"))
+def _is_book_root(folder: Path) -> bool:
+    return (folder / "_toc.yml").is_file() and (folder / "notebooks").is_dir()
 
 
-def _read(md_path: Path):
+def find_book_root(start: str | Path | None = None) -> Path:
+    """The book's source folder (holding ``_toc.yml`` and ``notebooks/``).
+
+    ``$JUDGERISK_BOOK`` when set, else the nearest folder at or above ``start`` (default: the
+    working directory) that holds both; without ``start``, finally the source checkout of an
+    editable install when it holds both (so ``judgerisk run`` works from any directory). An
+    installed package has no such checkout: nothing is assumed about where it lives.
+
+    Raises
+    ------
+    FileNotFoundError
+        When no such folder is found.
+    """
+    if os.environ.get(BOOK_ENV_VAR):
+        root = Path(os.environ[BOOK_ENV_VAR]).expanduser().resolve()
+        if not (root / "_toc.yml").is_file():
+            raise FileNotFoundError(f"${BOOK_ENV_VAR}={root} holds no _toc.yml")
+        return root
+    here = Path(start or Path.cwd()).resolve()
+    for cand in (here, *here.parents):
+        if _is_book_root(cand):
+            return cand
+    checkout = Path(__file__).resolve().parents[1]  # an editable install's source checkout
+    if start is None and _is_book_root(checkout):
+        return checkout
+    raise FileNotFoundError(
+        f"no book sources (_toc.yml and notebooks/) at or above {here}; run from the "
+        f"repository, pass --root, or set {BOOK_ENV_VAR}"
+    )
+
+
+def __getattr__(name: str) -> Path:
+    if name == "REPO_ROOT":  # the book root, found from the working directory on each access
+        return find_book_root()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def notebook_paths(root: Path | None = None) -> list[Path]:
+    """The chapter sources ``notebooks/*.md`` of the book at ``root``, in file-name order."""
+    return sorted(((root or find_book_root()) / "notebooks").glob("[0-9]*.md"))
+
+
+def read_notebook(md_path: str | Path) -> Any:
+    """A chapter source read with jupytext (a ``nbformat.NotebookNode``)."""
     import jupytext
 
     return jupytext.read(md_path)
@@ -56,7 +107,7 @@ def _read(md_path: Path):
 
 def test_parameters(md_path: Path) -> dict:
     """The small parameters a chapter declares for the tests (front matter)."""
-    meta = _read(md_path).metadata.get("judgerisk", {})
+    meta = read_notebook(md_path).metadata.get("judgerisk", {})
     return dict(meta.get("test_parameters", {}))
 
 
@@ -93,11 +144,11 @@ def execute(
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
     md_path = Path(md_path).resolve()
-    out_dir = Path(out_dir) if out_dir else REPO_ROOT / "_build" / "executed" / profile
+    out_dir = Path(out_dir) if out_dir else find_book_root() / "_build" / "executed" / profile
     out_dir.mkdir(parents=True, exist_ok=True)
     params = test_parameters(md_path) if profile == "small" else {}
     params.update(parameters or {})
-    nb = _read(md_path)
+    nb = read_notebook(md_path)
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
@@ -203,8 +254,9 @@ def _collapse_injected_parameters(ipynb: Path) -> None:
         nbformat.write(nb, ipynb)
 
 
-def stage_book(executed_dir: Path, stage_dir: Path, root: Path = REPO_ROOT) -> Path:
+def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) -> Path:
     """Lay out a buildable book: config, toc, ``book/`` pages and executed notebooks."""
+    root = root or find_book_root()
     if stage_dir.exists():
         shutil.rmtree(stage_dir)
     stage_dir.mkdir(parents=True)
@@ -249,12 +301,13 @@ def _copy_mathjax(stage_dir: Path) -> None:
     shutil.copytree(mathjax_dir(), stage_dir / "_mathjax" / "mathjax")
 
 
-def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path = REPO_ROOT) -> Path:
+def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path | None = None) -> Path:
     """Stage and build the HTML book with ``jupyter-book build -W -n --keep-going``.
 
     Returns the path of the built ``index.html``. Raises ``RuntimeError`` (with the
     build log's tail) when the build fails or a warning is raised.
     """
+    root = root or find_book_root()
     stage = root / "_build" / "site-src"
     stage_book(Path(executed_dir), stage, root)
     _copy_mathjax(stage)
@@ -323,9 +376,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only build the book from notebooks executed earlier",
     )
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help=f"the book's source folder (default: ${BOOK_ENV_VAR}, else found from the cwd)",
+    )
     args = parser.parse_args(argv)
-    out_dir = args.out or REPO_ROOT / "_build" / "executed" / args.profile
-    paths = args.notebooks or notebook_paths()
+    root = find_book_root(args.root) if args.root else find_book_root()
+    fallback = root.parent / "shared" / "data"
+    if not os.environ.get("JUDGERISK_DATA") and fallback.is_dir():
+        os.environ["JUDGERISK_DATA"] = str(fallback)  # inherited by the papermill kernels
+    out_dir = args.out or root / "_build" / "executed" / args.profile
+    paths = args.notebooks or notebook_paths(root)
     total = 0.0
     if not args.skip_execute:
         for path in paths:
@@ -335,8 +398,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"all notebooks: {total:.1f} s", flush=True)
     if args.build_book:
         start = time.perf_counter()
-        html_out = args.html_out or REPO_ROOT / "_build" / f"html-{args.profile}"
-        index = build_book(out_dir, html_out)
+        html_out = args.html_out or root / "_build" / f"html-{args.profile}"
+        index = build_book(out_dir, html_out, root)
         print(f"book built in {time.perf_counter() - start:.1f} s: {index}", flush=True)
     return 0
 

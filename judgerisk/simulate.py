@@ -1,6 +1,6 @@
 """Simulated judge panels: the embedded default data of the book and the tests.
 
-The generative story extends the latent measurement model (METHODS §2) with the
+The generative story extends the latent measurement model (Methods reference §2) with the
 mechanisms that make real panels wrong, so that every analysis in judgerisk can be
 demonstrated end to end without downloading anything. Simulated data demonstrate
 *mechanics*; they are not evidence about real judges.
@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.panel import CONDITIONS, ORIGINAL, validate_panel
+from judgerisk.validation import to_labels
 
 __all__ = [
     "Panel",
@@ -317,7 +318,7 @@ def simulate_panel(
         keep[np.flatnonzero(none_left), rescue[none_left], orig] = True
 
     ii, jj, cc = np.nonzero(keep)
-    gold = np.where(gold_a, "A", "B")
+    gold = to_labels(gold_a)
     data = pd.DataFrame(
         {
             "item": items[ii],

@@ -1,4 +1,4 @@
-"""Random fit / reference / evaluation splits of items (cross-fitting, METHODS §3).
+"""Random fit / reference / evaluation splits of items (cross-fitting, Methods reference §3).
 
 For each seed the items are split at random 50 / 30 / 20 into
 
@@ -9,7 +9,7 @@ For each seed the items are split at random 50 / 30 / 20 into
 
 References
 ----------
-METHODS.md §3; "Can We Trust This Evaluation? Instance-Level Reliability of
+Methods reference §3; "Can We Trust This Evaluation? Instance-Level Reliability of
 LLM-as-a-Judge" (cross-fitting: "items are randomly partitioned into fit, reference,
 and evaluation splits in a 50/30/20 ratio").
 """
@@ -106,7 +106,7 @@ def split_items(
 
     References
     ----------
-    METHODS.md §3.
+    Methods reference §3.
     """
     index = pd.Index(items if hasattr(items, "__len__") else list(items))
     if index.hasnans:

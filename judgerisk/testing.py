@@ -10,7 +10,12 @@ the chapter and users without a GPU can run end to end.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["TINY_CHAT_TEMPLATE", "short_template", "tiny_items", "tiny_judge"]
 
@@ -67,7 +72,7 @@ def _train_tokenizer(vocab_size: int):
 
 
 def tiny_judge(
-    path,
+    path: str | os.PathLike,
     seed: int = 0,
     *,
     hidden_size: int = 64,
@@ -78,7 +83,7 @@ def tiny_judge(
     initializer_range: float = 0.2,
     chat_template: str | None = TINY_CHAT_TEMPLATE,
     load: bool = False,
-):
+) -> Any:
     """Build and save a tiny random-weight Llama-style judge (model + tokenizer), offline.
 
     Parameters
@@ -161,7 +166,7 @@ def tiny_judge(
     return path
 
 
-def tiny_items(n: int = 8, seed: int = 0):
+def tiny_items(n: int = 8, seed: int = 0) -> pd.DataFrame:
     """A small items table (``item, prompt, answer_a, answer_b, gold``) for tests and examples.
 
     Parameters

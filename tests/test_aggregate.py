@@ -11,18 +11,18 @@ from judgerisk.aggregators.aggregate import (
     AGGREGATORS,
     GLAD,
     MACE,
-    _binary,
     aggregate,
     compare_aggregators,
     disagreement,
     majority_vote,
 )
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets import data_root
 from judgerisk.panel import gold_labels, validate_panel, verdicts
 from judgerisk.simulate import simulate_panel
+from judgerisk.validation import binary_indicators
 from tests._votes import crowdkit_long, planted_votes
 
-_DATA = data_dir(required=False)
+_DATA = data_root(required=False)
 _LLMBAR = None if _DATA is None else _DATA / "llmbar"
 
 
@@ -94,7 +94,7 @@ def test_mace_equals_crowdkit_from_the_same_start(method):
     init = init[[workers.index(j) for j in votes.columns]]
     xi = np.stack([init[:, labels.index(1)], init[:, labels.index(0)]], axis=1)  # (A, B)
     est = MACE(n_iter=20, method=method)
-    y1, y0 = _binary(votes.to_numpy())
+    y1, y0 = binary_indicators(votes.to_numpy())
     params, _ = est._run(y1, y0, init[:, 1], init[:, 0], xi)
     est._set_params(votes, y1, y0, params)
     np.testing.assert_allclose(est.posterior_, ck.probas_[1].reindex(votes.index), atol=1e-8)

@@ -66,7 +66,7 @@ def _known(stem: str, check: str) -> bool:
 
 
 def _cells(stem: str):
-    return runbook._read(ROOT / "notebooks" / f"{stem}.md").cells
+    return runbook.read_notebook(ROOT / "notebooks" / f"{stem}.md").cells
 
 
 def _text_outputs(cell) -> list[str]:
@@ -127,7 +127,7 @@ def test_every_toc_chapter_has_a_source():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_has_parameters_cell_and_test_parameters(path):
-    nb = runbook._read(path)
+    nb = runbook.read_notebook(path)
     tagged = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1, f"{path.name}: exactly one cell must be tagged 'parameters'"
     params = runbook.test_parameters(path)

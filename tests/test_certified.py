@@ -16,7 +16,7 @@ from judgerisk.certified import (
     select_items,
     summarize_certified,
 )
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets import data_root
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import PanelError
 from judgerisk.selective.protocol import ALPHAS
@@ -24,7 +24,7 @@ from judgerisk.selective.scope import scope_threshold
 from judgerisk.simulate import simulate_panel
 
 FAST = {"lmm_params": {"accelerate": "anderson"}}
-_ROOT = data_dir(required=False)
+_ROOT = data_root(required=False)
 
 
 @pytest.fixture(scope="module")

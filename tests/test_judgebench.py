@@ -4,12 +4,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets import data_root
 from judgerisk.panel import validate_panel
 from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
 from judgerisk.selective.protocol import split_protocol, summarize_protocol
 
-ROOT = data_dir(required=False)
+ROOT = data_root(required=False)
 HAVE = ROOT is not None and (ROOT / "judgebench" / "judgments_long.csv").is_file()
 pytestmark = [
     pytest.mark.data,

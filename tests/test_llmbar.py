@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets import data_root
 from judgerisk.datasets.llmbar import (
     LLMBAR_SUBSETS,
     llmbar_panel,
@@ -16,7 +16,7 @@ from judgerisk.datasets.llmbar import (
 )
 from judgerisk.panel import PanelError
 
-_ROOT = data_dir(required=False)
+_ROOT = data_root(required=False)
 needs_data = pytest.mark.skipif(
     _ROOT is None or not (_ROOT / "llmbar" / "verdicts_long.csv").is_file(),
     reason="shared LLMBar data not found (set JUDGERISK_DATA or place it in ../shared/data/llmbar)",

@@ -10,30 +10,30 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets import data_root
 from judgerisk.datasets.llmbar import load_llmbar_panel
 from judgerisk.panel import CONDITIONS, PanelError, encode_panel, validate_panel
 from judgerisk.risk.lmm import (
     BLOCKS,
     DEFAULT_ACCELERATE,
+    Design,
     LatentMeasurementModel,
-    _Design,
-    _Params,
-    _Penalties,
+    Params,
+    Penalties,
+    Sweeper,
     _start_point,
-    _Sweeper,
     align_to_reference,
 )
 from judgerisk.risk.lmm_drift import sweep_drift
 from judgerisk.simulate import simulate_panel
 
-_DATA = data_dir(required=False)
+_DATA = data_root(required=False)
 needs_llmbar = pytest.mark.skipif(
     _DATA is None or not (_DATA / "llmbar" / "verdicts_long.csv").is_file(),
     reason="shared LLMBar data not found (set JUDGERISK_DATA or place it in ../shared/data/llmbar)",
 )
 
-LAM = _Penalties(q=1.0, a=1.0, b=1.0, delta=5.0, kappa=10.0)
+LAM = Penalties(q=1.0, a=1.0, b=1.0, delta=5.0, kappa=10.0)
 
 
 # --------------------------------------------------------------------------------------
@@ -42,7 +42,7 @@ LAM = _Penalties(q=1.0, a=1.0, b=1.0, delta=5.0, kappa=10.0)
 class LongObjective:
     """F over the long cells, with the analytic gradient, written from METHODS §2 directly."""
 
-    def __init__(self, panel: pd.DataFrame, lam: _Penalties = LAM):
+    def __init__(self, panel: pd.DataFrame, lam: Penalties = LAM):
         arr = encode_panel(validate_panel(panel, conditions=None))
         self.arr, self.lam = arr, lam
         self.I, self.J, self.C = arr.n_items, arr.n_judges, arr.n_conditions
@@ -175,17 +175,17 @@ def test_block_updates_are_exact_minimisers(missing):
     """
     panel = hand_panel(missing=missing, seed=3)
     obj = LongObjective(panel)
-    d = _Design.from_arrays(obj.arr)
+    d = Design.from_arrays(obj.arr)
     rng = np.random.default_rng(1)
     I, J, C = obj.I, obj.J, obj.C
-    p = _Params(
+    p = Params(
         rng.normal(0, 1, I),
         np.exp(rng.normal(0, 0.3, J)),
         rng.normal(0, 1, J),
         np.concatenate([[0], rng.normal(0, 1, C - 1)]),
         np.hstack([np.zeros((J, 1)), rng.normal(0, 1, (J, C - 1))]),
     )
-    sw = _Sweeper(d, LAM, ("q", "a", "b", "delta", "kappa"))
+    sw = Sweeper(d, LAM, ("q", "a", "b", "delta", "kappa"))
     sl = {
         "q": slice(0, I),
         "a": slice(I, I + J),
@@ -210,9 +210,9 @@ def test_block_updates_are_exact_minimisers(missing):
 def test_identifiability_steps_preserve_margins():
     panel = hand_panel(seed=4)
     obj = LongObjective(panel)
-    d = _Design.from_arrays(obj.arr)
-    sw = _Sweeper(d, LAM, ("q", "a", "b", "delta", "kappa"))
-    p = _Params(
+    d = Design.from_arrays(obj.arr)
+    sw = Sweeper(d, LAM, ("q", "a", "b", "delta", "kappa"))
+    p = Params(
         np.ones(obj.I), np.ones(obj.J), np.zeros(obj.J), np.zeros(obj.C), np.zeros((obj.J, obj.C))
     )
     sw.update_q(p)
@@ -477,11 +477,11 @@ def test_restarts_start_from_different_points():
     """Corrected restarts (METHODS §2): later restarts draw log a_j and b_j, the blocks the
     first q update reads, so their first-sweep parameters differ from restart 0's."""
     panel = hand_panel(n_items=40, seed=21)
-    d = _Design.from_arrays(encode_panel(panel))
+    d = Design.from_arrays(encode_panel(panel))
     q0 = d.S.sum(axis=1) / d.N.sum(axis=1)
     rng = np.random.default_rng(0)
     starts = [_start_point(q0, d.n_judges, d.n_cond, g) for g in (None, rng, rng)]
-    sw = _Sweeper(d, _Penalties(1.0, 1.0, 1.0, 5.0, 10.0), BLOCKS)
+    sw = Sweeper(d, Penalties(1.0, 1.0, 1.0, 5.0, 10.0), BLOCKS)
     firsts = []
     for p in starts:
         sw.set_wo(None)

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets import data_root
 from judgerisk.datasets.pandalm import load_pandalm_panel, load_pandalm_table
 
-_ROOT = data_dir(required=False)
+_ROOT = data_root(required=False)
 needs_data = pytest.mark.skipif(
     _ROOT is None or not (_ROOT / "pandalm" / "testset-v1.json").is_file(),
     reason="shared PandaLM data not found (set JUDGERISK_DATA or place it in ../shared/data/pandalm)",

@@ -29,10 +29,10 @@ from judgerisk.selective.protocol import (
     summarize_protocol,
 )
 from judgerisk.selective.scope import (
-    _toe_max_errors,
     naive_feasible,
     scope_feasible,
     toe_certified,
+    toe_max_errors,
 )
 from judgerisk.simulate import simulate_pairs
 
@@ -101,7 +101,7 @@ def test_feasibility_table_matches_the_rule(method, alpha):
 
 @pytest.mark.parametrize(("alpha", "delta"), [(0.05, 0.1), (0.25, 0.1), (0.5, 0.01), (0.9, 0.3)])
 def test_toe_max_errors_is_the_largest_certified_count(alpha, delta):
-    kmax = _toe_max_errors(400, alpha, delta)
+    kmax = toe_max_errors(400, alpha, delta)
     k, n = np.meshgrid(np.arange(401), np.arange(401), indexing="ij")
     certified = toe_certified(k, n, alpha, delta) & (k <= n)
     largest = np.where(certified.any(axis=0), 400 - np.argmax(certified[::-1], axis=0), -1)

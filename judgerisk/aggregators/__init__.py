@@ -1,28 +1,43 @@
 """Aggregators: turn a panel's votes into one verdict and a posterior per item.
 
-Majority vote, Dawid-Skene, MACE, GLAD and CARE (book chapter "Aggregators and retention").
+Majority vote, Dawid-Skene, MACE, GLAD and CARE (book chapter "Aggregators and retention"), each a
+:class:`BaseAggregator` registered by name with :func:`register_aggregator`.
 """
 
 from judgerisk.aggregators.aggregate import (
     AGGREGATORS,
+    CARE,
     GLAD,
     MACE,
+    DawidSkene,
+    MajorityVote,
     aggregate,
     compare_aggregators,
     disagreement,
     majority_vote,
 )
-from judgerisk.aggregators.care import CARE
-from judgerisk.aggregators.dawid_skene import DawidSkene
+from judgerisk.aggregators.base import (
+    BaseAggregator,
+    get_aggregator,
+    make_aggregator,
+    register_aggregator,
+    unregister_aggregator,
+)
 
 __all__ = [
     "AGGREGATORS",
     "CARE",
     "GLAD",
     "MACE",
+    "BaseAggregator",
     "DawidSkene",
+    "MajorityVote",
     "aggregate",
     "compare_aggregators",
     "disagreement",
+    "get_aggregator",
+    "make_aggregator",
     "majority_vote",
+    "register_aggregator",
+    "unregister_aggregator",
 ]

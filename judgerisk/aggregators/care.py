@@ -11,7 +11,7 @@ confounders that tie some judges together. Its label-free configuration, as impl
 4. the verdict is A iff the weighted mean of the judges' probabilities exceeds 1/2.
 
 No text of the paper was available offline; this follows the description in issue #5 and
-METHODS §6. The released code tunes the hyper-parameters on gold labels, which a label-free tool
+Methods reference §6. The released code tunes the hyper-parameters on gold labels, which a label-free tool
 cannot do; the fixed values below are the textbook defaults of the convex program.
 """
 
@@ -21,6 +21,9 @@ import warnings
 
 import numpy as np
 import pandas as pd
+
+from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.validation import check_probs
 
 __all__ = ["CARE", "robust_pca"]
 
@@ -83,9 +86,9 @@ def robust_pca(
     norm_fro = np.linalg.norm(m)
     if norm_fro == 0:
         return np.zeros_like(m), np.zeros_like(m), 0
-    lam = 1.0 / np.sqrt(max(m.shape)) if lam is None else lam
+    lam = float(1.0 / np.sqrt(max(m.shape))) if lam is None else float(lam)
     norm_two = np.linalg.norm(m, 2)
-    mu = 1.25 / norm_two if mu is None else mu
+    mu = float(1.25 / norm_two) if mu is None else float(mu)
     mu_max = mu * 1e7
     y = m / max(norm_two, np.abs(m).max() / lam)
     s = np.zeros_like(m)
@@ -102,7 +105,8 @@ def robust_pca(
     return low, s, n_iter
 
 
-class CARE:
+@register_aggregator("care")
+class CARE(BaseAggregator):
     r"""Label-free CARE aggregation: judge weights from the low-rank part of the score correlations.
 
     Parameters
@@ -158,21 +162,16 @@ class CARE:
         tol: float = 1e-7,
         max_iter: int = 1000,
         min_weight: float = 0.0,
-    ):
+    ) -> None:
         self.lam = lam
         self.tol = tol
         self.max_iter = max_iter
         self.min_weight = min_weight
 
-    def fit(self, probs: pd.DataFrame) -> CARE:
-        """Fit the weights on an item x judge table of canonical probabilities P(A) (NaN = missing).
+    uses = "p"
 
-        Returns
-        -------
-        CARE
-            ``self``.
-        """
-        arr = _check_probs(probs)
+    def _fit(self, arr: np.ndarray, probs: pd.DataFrame) -> np.ndarray:
+        """Fit the weights on an item x judge table of canonical probabilities P(A) (NaN = missing)."""
         k = arr.shape[1]
         if k < 2:
             raise ValueError(f"CARE needs at least 2 judges, got {k}")
@@ -211,16 +210,11 @@ class CARE:
         self.weights_ = pd.Series(w / w.sum(), index=judges, name="weight")
         self.lam_ = lam
         self.n_iter_ = n_iter
-        return self
+        return self._posterior(arr)
 
-    def posterior(self, probs: pd.DataFrame) -> pd.Series:
-        """Weighted mean probability of A for every item of ``probs`` (fitted weights frozen)."""
-        if not hasattr(self, "weights_"):
-            raise ValueError("CARE is not fitted: call fit(probs) first")
-        unknown = pd.Index(probs.columns).difference(self.judges_)
-        if len(unknown):
-            raise ValueError(f"judges not seen in fit: {unknown[:10].tolist()}")
-        arr = _check_probs(probs.reindex(columns=self.judges_))
+    def _posterior(self, arr: np.ndarray) -> np.ndarray:
+        """Weighted mean probability of A for every row (fitted weights frozen)."""
+        check_probs(pd.DataFrame(arr), "probs")  # every item needs a fitted judge's probability
         obs = ~np.isnan(arr)
         w = np.where(obs, self.weights_.to_numpy()[None, :], 0.0)
         p0 = np.where(obs, arr, 0.0)
@@ -229,24 +223,4 @@ class CARE:
         with np.errstate(invalid="ignore", divide="ignore"):
             weighted = (w * p0).sum(axis=1) / wsum
             plain = p0.sum(axis=1) / n_obs
-        post = np.where(wsum > 0, weighted, plain)
-        return pd.Series(post, index=probs.index.copy(), name="posterior")
-
-    def fit_posterior(self, probs: pd.DataFrame) -> pd.Series:
-        """Fit on ``probs`` and return their posterior."""
-        return self.fit(probs).posterior(probs)
-
-
-def _check_probs(probs: pd.DataFrame) -> np.ndarray:
-    if not isinstance(probs, pd.DataFrame):
-        raise ValueError(f"probs must be a DataFrame (item x judge), got {type(probs)!r}")
-    arr = probs.to_numpy(dtype=np.float64, na_value=np.nan)
-    bad = ~np.isnan(arr) & ((arr < 0) | (arr > 1))
-    if bad.any():
-        r, c = np.nonzero(bad)
-        cells = [(probs.index[i], probs.columns[j]) for i, j in zip(r, c, strict=True)][:10]
-        raise ValueError(f"probabilities outside [0, 1] at (item, judge): {cells}")
-    empty = np.isnan(arr).all(axis=1)
-    if empty.any():
-        raise ValueError(f"items with no probability: {probs.index[empty][:10].tolist()}")
-    return arr
+        return np.where(wsum > 0, weighted, plain)

@@ -1,7 +1,7 @@
 """Binary Dawid–Skene model fitted by EM on an item x judge table of verdicts.
 
 One implementation shared by the Dawid–Skene aggregator (:mod:`judgerisk.aggregators.aggregate`) and the
-DS-entropy baseline (:mod:`judgerisk.risk.baselines`). See METHODS.md §5.
+DS-entropy baseline (:mod:`judgerisk.risk.baselines`). See Methods reference §5.
 """
 
 from __future__ import annotations
@@ -10,59 +10,14 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.validation import binary_indicators, check_votes
+
 __all__ = ["DawidSkene", "check_votes"]
 
 #: Floor on confusion/prior counts before normalising (only matters when ``smoothing=0``;
 #: the same floor crowd-kit uses, so the unsmoothed model can be compared with it).
 _COUNT_FLOOR = 1e-10
-
-
-def check_votes(votes: pd.DataFrame, name: str = "votes") -> np.ndarray:
-    """Validate an item x judge table of binary verdicts and return it as a float array.
-
-    Parameters
-    ----------
-    votes : pandas.DataFrame
-        Rows are items, columns judges; 1.0 = "A" wins, 0.0 = "B" wins, NaN = missing.
-        Boolean and integer dtypes are accepted.
-    name : str
-        Name used in error messages.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 array of shape (n_items, n_judges) with values in {0, 1, NaN}.
-
-    Raises
-    ------
-    ValueError
-        If ``votes`` is not a DataFrame, has duplicated items or judges, or holds values other
-        than 0, 1 or NaN (the message names up to 10 offending (item, judge) cells).
-    """
-    if not isinstance(votes, pd.DataFrame):
-        raise ValueError(f"{name} must be a pandas DataFrame (item x judge), got {type(votes)!r}")
-    if votes.index.has_duplicates:
-        dup = votes.index[votes.index.duplicated()].unique()[:10].tolist()
-        raise ValueError(f"{name}: duplicated items in the index: {dup}")
-    if votes.columns.has_duplicates:
-        dup = votes.columns[votes.columns.duplicated()].unique()[:10].tolist()
-        raise ValueError(f"{name}: duplicated judges in the columns: {dup}")
-    try:
-        arr = votes.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"{name}: votes must be numeric 1.0 (A) / 0.0 (B) / NaN: {err}") from err
-    bad = ~(np.isnan(arr) | (arr == 0.0) | (arr == 1.0))
-    if bad.any():
-        rows, cols = np.nonzero(bad)
-        cells = [
-            (votes.index[r], votes.columns[c], float(arr[r, c]))
-            for r, c in zip(rows[:10], cols[:10], strict=True)
-        ]
-        raise ValueError(
-            f"{name}: {int(bad.sum())} cells are not 1.0 (A), 0.0 (B) or NaN; "
-            f"first (item, judge, value): {cells}"
-        )
-    return arr
 
 
 def _log_likelihoods(
@@ -82,14 +37,15 @@ def _posterior_a(ll: np.ndarray) -> np.ndarray:
     return expit(ll[:, 0] - ll[:, 1])
 
 
-class DawidSkene:
+@register_aggregator("dawid_skene")
+class DawidSkene(BaseAggregator):
     r"""Binary Dawid–Skene model (two classes: "A" wins / "B" wins), fitted by EM.
 
     Parameters
     ----------
     smoothing : float, default 0.5
         Pseudo-count :math:`s` added to every confusion count and to both class counts of the
-        prior (METHODS §5, **[R: prior]**). ``0`` gives the unsmoothed maximum-likelihood EM
+        prior (Methods reference §5, **[R: prior]**). ``0`` gives the unsmoothed maximum-likelihood EM
         (counts are then floored at 1e-10, as in crowd-kit).
     max_iter : int, default 200
         Maximum number of EM iterations (one iteration = M-step then E-step).
@@ -124,7 +80,7 @@ class DawidSkene:
     * E-step: :math:`\log P(z_i = k, y_i) = \log \pi_k + \sum_{j \in O_i} \log \theta_{j k y_{ij}}`,
       :math:`\rho_i = \sigma(\log P(z_i{=}A, y_i) - \log P(z_i{=}B, y_i))`.
 
-    Initialisation (METHODS §5): :math:`\rho_i = \mathrm{clip}(\bar y_i, 10^{-3}, 1 - 10^{-3})`, the
+    Initialisation (Methods reference §5): :math:`\rho_i = \mathrm{clip}(\bar y_i, 10^{-3}, 1 - 10^{-3})`, the
     item's vote share for A, and the first step is an M-step. Iterate until
     :math:`\max_i |\Delta \rho_i| < \text{tol}` or ``max_iter`` iterations. Label switching is
     resolved by orientation: if the hard DS labels :math:`1[\rho_i > .5]` disagree with the strict
@@ -146,42 +102,44 @@ class DawidSkene:
     >>> ds.posterior_.round(2).tolist()  # doctest: +SKIP
     """
 
-    def __init__(self, smoothing: float = 0.5, max_iter: int = 200, tol: float = 1e-7):
+    def __init__(self, smoothing: float = 0.5, max_iter: int = 200, tol: float = 1e-7) -> None:
         self.smoothing = smoothing
         self.max_iter = max_iter
         self.tol = tol
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, votes: pd.DataFrame) -> DawidSkene:
+    def fit(self, votes: pd.DataFrame, probs: pd.DataFrame | None = None) -> DawidSkene:
         """Fit the model by EM.
 
         Parameters
         ----------
         votes : pandas.DataFrame
-            Item x judge table: 1.0 = A, 0.0 = B, NaN = missing (see :func:`check_votes`).
-            Every item needs at least one vote.
+            Item x judge table: 1.0 = A, 0.0 = B, NaN = missing (see
+            :func:`judgerisk.validation.check_votes`). Every item needs at least one vote.
+        probs : pandas.DataFrame, optional
+            Unused (the interface of :class:`~judgerisk.aggregators.base.BaseAggregator`).
 
         Returns
         -------
         DawidSkene
             ``self``, fitted.
         """
+        super().fit(votes, probs)
+        return self
+
+    def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
         if self.smoothing < 0:
             raise ValueError(f"smoothing must be >= 0, got {self.smoothing}")
         if self.max_iter < 1:
             raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
-        arr = check_votes(votes)
-        if arr.shape[0] == 0 or arr.shape[1] == 0:
-            raise ValueError(f"votes is empty (shape {arr.shape})")
         observed = ~np.isnan(arr)
         n_obs = observed.sum(axis=1)
         if (n_obs == 0).any():
-            empty = votes.index[n_obs == 0][:10].tolist()
+            empty = table.index[n_obs == 0][:10].tolist()
             raise ValueError(
                 f"{int((n_obs == 0).sum())} items have no vote to fit on; first: {empty}"
             )
-        y1 = (arr == 1.0).astype(np.float64)
-        y0 = (arr == 0.0).astype(np.float64)
+        y1, y0 = binary_indicators(arr)
         share = y1.sum(axis=1) / n_obs
         rho = np.clip(share, 1e-3, 1 - 1e-3)
 
@@ -207,10 +165,8 @@ class DawidSkene:
             log_conf = log_conf[:, ::-1, :].copy()
             log_prior = log_prior[::-1].copy()
 
-        self.judges_ = pd.Index(votes.columns)
         self._log_conf = log_conf
         self._log_prior = log_prior
-        self.posterior_ = pd.Series(rho, index=votes.index.copy(), name="posterior")
         conf = np.exp(log_conf).reshape(-1, 2)
         self.confusion_ = pd.DataFrame(
             conf,
@@ -221,7 +177,7 @@ class DawidSkene:
         self.n_iter_ = n_iter
         self.converged_ = converged
         self.flipped_ = bool(flipped)
-        return self
+        return rho
 
     def _m_step(
         self, rho: np.ndarray, y1: np.ndarray, y0: np.ndarray
@@ -238,39 +194,10 @@ class DawidSkene:
         return log_conf, log_prior
 
     # -------------------------------------------------------------- prediction
-    def posterior(self, votes: pd.DataFrame) -> pd.Series:
-        """Posterior P(A) for (possibly new) items with the fitted parameters frozen.
-
-        Parameters
-        ----------
-        votes : pandas.DataFrame
-            Item x judge table like in :meth:`fit`. Its judges must be among the fitted judges;
-            fitted judges absent from the columns count as missing votes. Items with no vote get
-            the class prior ``prior_["A"]``.
-
-        Returns
-        -------
-        pandas.Series
-            P(z_i = A | votes), indexed like ``votes`` (name ``"posterior"``).
-        """
-        if not hasattr(self, "posterior_"):
-            raise ValueError("DawidSkene is not fitted: call fit(votes) first")
-        check_votes(votes)
-        unknown = pd.Index(votes.columns).difference(self.judges_)
-        if len(unknown):
-            raise ValueError(
-                f"votes has judges not seen in fit: {unknown[:10].tolist()} "
-                f"(fitted judges: {self.judges_.tolist()})"
-            )
-        arr = votes.reindex(columns=self.judges_).to_numpy(dtype=np.float64, na_value=np.nan)
-        y1 = (arr == 1.0).astype(np.float64)
-        y0 = (arr == 0.0).astype(np.float64)
-        rho = _posterior_a(_log_likelihoods(y1, y0, self._log_conf, self._log_prior))
-        return pd.Series(rho, index=votes.index.copy(), name="posterior")
-
-    def fit_posterior(self, votes: pd.DataFrame) -> pd.Series:
-        """Fit on ``votes`` and return ``posterior_``."""
-        return self.fit(votes).posterior_
+    def _posterior(self, arr: np.ndarray) -> np.ndarray:
+        """Posterior P(A) with the parameters frozen; items with no vote get ``prior_["A"]``."""
+        y1, y0 = binary_indicators(arr)
+        return _posterior_a(_log_likelihoods(y1, y0, self._log_conf, self._log_prior))
 
     def __repr__(self) -> str:
         return f"DawidSkene(smoothing={self.smoothing}, max_iter={self.max_iter}, tol={self.tol})"

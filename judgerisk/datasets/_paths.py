@@ -1,36 +1,54 @@
-"""Where the public data lives: an argument, ``$JUDGERISK_DATA``, or ``../shared/data``."""
+"""The one root resolver of the public data: an argument, else ``$JUDGERISK_DATA``.
+
+The installed package bakes in no default location. Callers that know where the data sits
+decide their own fallback by setting ``JUDGERISK_DATA`` when it is unset: the repository's
+Makefile, the notebook runner (relative to the book's source folder) and the test suite's
+``conftest.py`` do so for a fresh clone (see the book's "Reproducing" page).
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal, overload
 
 ENV_VAR = "JUDGERISK_DATA"
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_DATA_DIR = _REPO_ROOT.parent / "shared" / "data"
 
 
-def data_dir(path: str | os.PathLike | None = None, required: bool = True) -> Path | None:
+@overload
+def data_root(data_dir: str | os.PathLike | None = ..., required: Literal[True] = ...) -> Path: ...
+@overload
+def data_root(data_dir: str | os.PathLike | None = ..., required: bool = ...) -> Path | None: ...
+def data_root(data_dir: str | os.PathLike | None = None, required: bool = True) -> Path | None:
     """Resolve the folder holding the public data sets.
 
     Parameters
     ----------
-    path : path-like, optional
-        Explicit folder. When omitted, ``$JUDGERISK_DATA`` is used, else
-        ``<repository>/../shared/data``.
+    data_dir : path-like, optional
+        Explicit folder. When omitted, ``$JUDGERISK_DATA`` is used.
     required : bool, default True
-        Raise when the folder does not exist; otherwise return ``None``.
+        Raise when no folder is given or it does not exist; otherwise return ``None``.
 
     Returns
     -------
     pathlib.Path or None
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming ``JUDGERISK_DATA`` when the folder is missing and ``required``.
     """
-    if path is not None:
-        candidate, origin = Path(path), "the data_dir argument"
+    if data_dir is not None:
+        candidate, origin = Path(data_dir), "the data_dir argument"
     elif os.environ.get(ENV_VAR):
         candidate, origin = Path(os.environ[ENV_VAR]), f"${ENV_VAR}"
     else:
-        candidate, origin = DEFAULT_DATA_DIR, "the default location"
+        if required:
+            raise FileNotFoundError(
+                f"no data folder: pass data_dir=... or set the {ENV_VAR} environment variable to "
+                "the folder holding llmbar/, judgebench/ and pandalm/"
+            )
+        return None
     candidate = candidate.expanduser().resolve()
     if candidate.is_dir():
         return candidate
@@ -40,15 +58,3 @@ def data_dir(path: str | os.PathLike | None = None, required: bool = True) -> Pa
             f"sets (see each loader's docstring) and pass data_dir=... or set {ENV_VAR}"
         )
     return None
-
-
-def find_datasets(path: str | os.PathLike | None, names) -> Path | None:
-    """The data folder when it holds every sub-folder in ``names``, else ``None``.
-
-    For chapters that run on public data only when it is present: resolved as
-    :func:`data_dir` (argument, ``$JUDGERISK_DATA``, default location).
-    """
-    root = data_dir(path, required=False)
-    if root is None or not all((root / name).is_dir() for name in names):
-        return None
-    return root

@@ -8,8 +8,8 @@ Hugging Face as ``ScalerLab/JudgeBench``, MIT). The loaders read one flat table:
 
     <root>/judgebench/judgments_long.csv
 
-``<root>`` is the ``data_dir`` argument, else ``$JUDGERISK_DATA``, else ``<repo>/../shared/data``
-(:func:`judgerisk.datasets._paths.data_dir`); ``data_dir`` may also be the ``judgebench`` folder
+``<root>`` is the ``data_dir`` argument, else ``$JUDGERISK_DATA``, else ``(no default)``
+(:func:`judgerisk.datasets.data_root`); ``data_dir`` may also be the ``judgebench`` folder
 itself. ``judgments_long.csv`` was derived by the judgerisk team from the repository's
 ``outputs/*.jsonl`` judge runs (one row per pair, judge and game; the derivation and the list of
 source files are in the folder's ``PROVENANCE.md``). Its columns: ``response_model, pair_id,
@@ -51,18 +51,21 @@ canonical  strength  winner
 References
 ----------
 Tan et al. (2025), "JudgeBench: A Benchmark for Evaluating LLM-based Judges"; SCOPE paper,
-Appendix C (JudgeBench); METHODS.md §1 and §7.
+Appendix C (JudgeBench); Methods reference §1 and §7.
 """
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from judgerisk.datasets._paths import data_dir as _data_dir
+from judgerisk.datasets._paths import data_root
+from judgerisk.datasets.registry import register_dataset
 from judgerisk.panel import validate_panel
 
 __all__ = [
@@ -106,11 +109,11 @@ _GOLD = {"A>B": "A", "B>A": "B"}
 _FLIP = {"A>>B": "B>>A", "A>B": "B>A", "A=B": "A=B", "B>A": "A>B", "B>>A": "A>>B"}
 
 
-def judgebench_dir(data_dir=None) -> Path:
+def judgebench_dir(data_dir: str | os.PathLike | None = None) -> Path:
     """The folder holding ``judgments_long.csv`` (``<root>/judgebench`` or ``data_dir`` itself)."""
     if data_dir is not None and (Path(data_dir) / FILE).is_file():
         return Path(data_dir)
-    folder = _data_dir(data_dir) / "judgebench"
+    folder = data_root(data_dir) / "judgebench"
     if not (folder / FILE).is_file():
         raise FileNotFoundError(
             f"{folder / FILE} not found; download JudgeBench (github.com/ScalerLab/JudgeBench) and "
@@ -119,7 +122,7 @@ def judgebench_dir(data_dir=None) -> Path:
     return folder
 
 
-def load_judgebench_judgments(data_dir=None) -> pd.DataFrame:
+def load_judgebench_judgments(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """The raw long table, with its columns and values checked.
 
     Raises
@@ -150,7 +153,7 @@ def load_judgebench_judgments(data_dir=None) -> pd.DataFrame:
     return df
 
 
-def judgebench_reward_judges(data_dir=None) -> list[str]:
+def judgebench_reward_judges(data_dir: str | os.PathLike | None = None) -> list[str]:
     """Reward models present in the table (judge_name == "reward_model")."""
     df = load_judgebench_judgments(data_dir)
     return sorted(df.loc[df["judge_name"] == "reward_model", "judge_model"].unique().tolist())
@@ -170,7 +173,9 @@ def _reward_rows(df: pd.DataFrame, judges) -> pd.DataFrame:
     return rm.assign(logit=np.where(rm["game"] == 1, diff, -diff))
 
 
-def load_judgebench_reward_pairs(judge: str, data_dir=None) -> pd.DataFrame:
+def load_judgebench_reward_pairs(
+    judge: str, data_dir: str | os.PathLike | None = None
+) -> pd.DataFrame:
     """One reward model's pairs in the :func:`judgerisk.simulate.simulate_pairs` shape.
 
     Parameters
@@ -204,7 +209,10 @@ def load_judgebench_reward_pairs(judge: str, data_dir=None) -> pd.DataFrame:
     )
 
 
-def load_judgebench_panel(data_dir=None, judges="reward_models") -> pd.DataFrame:
+@register_dataset("judgebench", markers=("judgments_long.csv",))
+def load_judgebench_panel(
+    data_dir: str | os.PathLike | None = None, judges: Any = "reward_models"
+) -> pd.DataFrame:
     """A validated panel of the reward models: conditions ``original`` (game 1), ``swap`` (game 2).
 
     Parameters
@@ -241,7 +249,9 @@ def load_judgebench_panel(data_dir=None, judges="reward_models") -> pd.DataFrame
     return validate_panel(panel)
 
 
-def load_judgebench_verdicts(data_dir=None, judges="llm_judges") -> pd.DataFrame:
+def load_judgebench_verdicts(
+    data_dir: str | os.PathLike | None = None, judges: Any = "llm_judges"
+) -> pd.DataFrame:
     """The LLM judges' 5-level verdicts as a tidy frame in the original frame.
 
     Parameters

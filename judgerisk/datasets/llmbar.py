@@ -11,8 +11,8 @@ it and point the loader at a folder laid out like::
     <root>/llmbar/Dataset/Processed/LLMEval2/...      (the repo names it ``LLMEval^2``; both work)
     <root>/llmbar/verdicts_long.csv                  (optional flat table, see below)
 
-``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``, else ``<repo>/../shared/data``
-(:func:`judgerisk.datasets._paths.data_dir`). ``path`` may also point at the ``llmbar`` folder itself.
+``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``, else ``(no default)``
+(:func:`judgerisk.datasets.data_root`). ``path`` may also point at the ``llmbar`` folder itself.
 ``verdicts_long.csv`` is a flat table derived by the judgerisk team from the ``result.json`` files
 (columns ``subset, item_idx, judge, strategy, gold, winner_swap_false, winner_swap_true``); with
 ``source="json"`` the loader rebuilds the same table from the ``result.json`` files of the original
@@ -29,7 +29,7 @@ A verdict becomes a canonical probability with a fixed smoothing :math:`\\vareps
 so :math:`m_{ijc} = \\pm\\operatorname{logit}(1 - \\varepsilon)` (:math:`\\pm 2.944` at the default
 :math:`\\varepsilon = 0.05`). Consequences, documented because they shape every downstream number:
 
-* **LMM** (METHODS §2): every margin has the same magnitude, so :math:`\\varepsilon` sets the scale of the
+* **LMM** (Methods reference §2): every margin has the same magnitude, so :math:`\\varepsilon` sets the scale of the
   margins. The fitted :math:`q, b, \\delta, \\kappa` scale with it, but the ridge penalties do not, so the
   fit (and SCUR) changes a little with :math:`\\varepsilon` — the chapter ``10_real_panels`` shows the
   sensitivity of the AUROCs to :math:`\\varepsilon \\in \\{.01, .05, .1, .2\\}`.
@@ -47,7 +47,7 @@ canonical). LLMBar ran two prompts on its five own subsets: ``Vanilla_NoRules`` 
 prompt) and ``Vanilla`` (the paper's *Vanilla\\**, i.e. Vanilla plus a list of evaluation rules).
 judgerisk maps the rules prompt to the rubric conditions: by default (``rubric_strategy="Vanilla"``)
 ``Vanilla_NoRules`` gives ``original``/``swap`` and ``Vanilla`` gives ``rubric1``/``swap_rubric1``, so
-both METHODS families (order and rubric) are present on the LLMBar subsets. ``rubric_strategy=None``
+both perturbation families (order and rubric) are present on the LLMBar subsets. ``rubric_strategy=None``
 keeps only the base prompt. The ``Processed`` sets (FairEval, LLMEval², MT-Bench) only have
 ``Vanilla_NoRules`` and four judges (no Falcon, no ChatGPT-0301); their rubric cells are simply absent.
 
@@ -56,7 +56,7 @@ Missing verdicts
 A ``null`` winner (the judge's text could not be parsed) is a missing cell: it gets no row in the long
 panel, is counted, and is reported with a :class:`UserWarning` giving counts per judge and condition
 (``panel.attrs["missing_cells"]`` holds the same counts, keyed ``"<judge>/<condition>"``). Nothing is dropped silently. An item with no
-parseable original-condition verdict from any judge cannot be a panel item (METHODS §1); such items are
+parseable original-condition verdict from any judge cannot be a panel item (Methods reference §1); such items are
 removed with a warning naming them (there are none in the shared copy).
 
 References
@@ -76,7 +76,8 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.datasets._missing import report_missing_cells
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets._paths import data_root
+from judgerisk.datasets.registry import register_dataset
 from judgerisk.panel import validate_panel
 
 __all__ = [
@@ -107,7 +108,7 @@ _VERDICT_COLUMNS = ["subset", "item_idx", "judge", "strategy", "gold", "swap", "
 
 def _llmbar_root(path: str | Path | None) -> Path:
     """Resolve the ``llmbar`` folder from a data root or the folder itself."""
-    root = data_dir(path)
+    root = data_root(path)
     for cand in (root / "llmbar", root):
         if (cand / "verdicts_long.csv").is_file() or (cand / "Dataset").is_dir():
             return cand
@@ -211,7 +212,7 @@ def load_llmbar_verdicts(
     ----------
     path : str or Path, optional
         Data root (holding ``llmbar/``) or the ``llmbar`` folder; default ``$JUDGERISK_DATA``, else
-        ``<repo>/../shared/data``.
+        ``(no default)``.
     subsets : {"LLMBar", "Processed", "all"} or iterable of str, default "LLMBar"
         Which subsets to read (see :data:`LLMBAR_SUBSETS`, :data:`PROCESSED_SUBSETS`).
     source : {"csv", "json"}, default "csv"
@@ -350,6 +351,7 @@ def llmbar_panel(
     return out
 
 
+@register_dataset("llmbar", markers=("verdicts_long.csv", "Dataset"))
 def load_llmbar_panel(
     path: str | Path | None = None,
     *,

@@ -7,7 +7,7 @@ The original files are in https://github.com/WeOpenML/PandaLM (Apache-2.0; commi
 ``testset-v1.json`` (999 items with ``annotator1..3``), ``gpt-3.5-turbo-testset-v1.json`` and
 ``pandalm-7b-testset-v1.json`` (the two judges' verdicts, aligned by ``idx``). Put the three files in
 ``<root>/pandalm/``, where ``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``, else
-``<repo>/../shared/data`` (``path`` may also be the ``pandalm`` folder itself).
+``(no default)`` (``path`` may also be the ``pandalm`` folder itself).
 
 How the verdicts become a panel
 -------------------------------
@@ -49,8 +49,9 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.datasets._missing import report_missing_cells
-from judgerisk.datasets._paths import data_dir
+from judgerisk.datasets._paths import data_root
 from judgerisk.datasets.llmbar import smooth_verdicts
+from judgerisk.datasets.registry import register_dataset
 from judgerisk.panel import validate_panel
 
 __all__ = ["PANDALM_JUDGES", "load_pandalm_table", "load_pandalm_panel"]
@@ -66,7 +67,7 @@ _LABELS = {"1": 1, "2": 2, "0": 0, "tie": 0}
 
 
 def _pandalm_root(path: str | Path | None) -> Path:
-    root = data_dir(path)
+    root = data_root(path)
     for cand in (root / "pandalm", root):
         if (cand / _TESTSET).is_file():
             return cand
@@ -119,6 +120,7 @@ def load_pandalm_table(path: str | Path | None = None) -> pd.DataFrame:
     return table
 
 
+@register_dataset("pandalm", markers=("testset-v1.json",))
 def load_pandalm_panel(
     path: str | Path | None = None,
     *,

@@ -8,6 +8,7 @@ self-consistency) live in :mod:`judgerisk.extract.generation`.
 from judgerisk.extract.extract import canonical_logit, extract_logprobs, judge_name, prepare_prompts
 from judgerisk.extract.forward import AUTO_BATCH, last_logprobs, left_pad
 from judgerisk.extract.generation import parse_verbalized, self_consistency, verbalized_confidence
+from judgerisk.extract.judge import HFJudge, Judge, VerdictLogprobs, as_judge
 from judgerisk.extract.parts import read_parts
 from judgerisk.extract.prompts import (
     PLAIN_CHAT_TEMPLATE,
@@ -22,6 +23,10 @@ from judgerisk.extract.prompts import (
 from judgerisk.extract.tokens import VerdictTokens, encode_prompt, resolve_verdict_tokens
 
 __all__ = [
+    "HFJudge",
+    "Judge",
+    "VerdictLogprobs",
+    "as_judge",
     "AUTO_BATCH",
     "PLAIN_CHAT_TEMPLATE",
     "Template",

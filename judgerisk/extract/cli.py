@@ -6,13 +6,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from judgerisk.panel import CONDITIONS
 
 __all__ = ["register", "run"]
 
 
-def register(subparsers) -> argparse.ArgumentParser:
+def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``extract`` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser(
         "extract",
@@ -42,7 +43,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     """Execute ``judgerisk extract`` from parsed arguments; returns the exit code."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -81,7 +82,9 @@ def run(args) -> int:
         from judgerisk.provenance import finish_record, make_record, write_table_with_record
 
         params = {k: v for k, v in vars(args).items() if k != "func"}
-        items = {"items": (args.items, None)} if Path(str(args.items)).is_file() else {}
+        items: dict[str, tuple[str | Path, int | None]] = (
+            {"items": (args.items, None)} if Path(str(args.items)).is_file() else {}
+        )
         record = make_record([Path(sys.argv[0]).name, *sys.argv[1:]], params, items)
         write_table_with_record(
             panel, Path(args.out) / "panel.parquet", finish_record(record, {"rows": len(panel)})

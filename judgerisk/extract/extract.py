@@ -2,7 +2,7 @@
 
 References
 ----------
-METHODS.md §1 (panel table, canonical orientation); the instance-level panel reliability paper
+Methods reference §1 (panel table, canonical orientation); the instance-level panel reliability paper
 (verdict-token log-probabilities under six prompt conditions).
 """
 
@@ -12,13 +12,17 @@ import atexit
 import os
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.extract.forward import iter_batches, prepare_model, resolve_device
+from judgerisk.extract.judge import HFJudge, Judge
 from judgerisk.extract.parts import next_sequence, read_parts, write_manifest, write_part
 from judgerisk.extract.prompts import build_prompts, load_template, read_items, render_chats
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
@@ -27,7 +31,7 @@ from judgerisk.panel import CONDITIONS, validate_panel
 __all__ = ["extract_logprobs", "judge_name", "prepare_prompts", "canonical_logit"]
 
 
-def judge_name(model) -> str:
+def judge_name(model: Any) -> str:
     """A judge name from the model's ``name_or_path`` (last path component)."""
     name = getattr(model, "name_or_path", None) or getattr(
         getattr(model, "config", None), "_name_or_path", ""
@@ -36,7 +40,9 @@ def judge_name(model) -> str:
     return name or type(model).__name__
 
 
-def canonical_logit(logprob_a, logprob_b, swapped):
+def canonical_logit(
+    logprob_a: npt.ArrayLike, logprob_b: npt.ArrayLike, swapped: npt.ArrayLike
+) -> np.ndarray:
     """Canonical log-odds that the original answer A wins.
 
     Notes
@@ -44,21 +50,21 @@ def canonical_logit(logprob_a, logprob_b, swapped):
     .. math:: m = \\log P(\\text{"A"}) - \\log P(\\text{"B"}) \\quad\\text{(original order)}, \\qquad
               m = \\log P(\\text{"B"}) - \\log P(\\text{"A"}) \\quad\\text{(swapped order)},
 
-    because after a swap the judge's "A" token names the original answer B (METHODS §1).
+    because after a swap the judge's "A" token names the original answer B (Methods reference §1).
     """
     la, lb = np.asarray(logprob_a, float), np.asarray(logprob_b, float)
     return np.where(np.asarray(swapped, bool), lb - la, la - lb)
 
 
 def prepare_prompts(
-    tokenizer,
-    items,
-    conditions=CONDITIONS,
+    tokenizer: Any,
+    items: Any,
+    conditions: Sequence[str] = CONDITIONS,
     *,
-    template="pairwise_v1",
-    chat_template=None,
+    template: Any = "pairwise_v1",
+    chat_template: str | None = None,
     enable_thinking: bool = False,
-):
+) -> tuple[pd.DataFrame, pd.DataFrame, Any, Any]:
     """Items -> rendered, tokenised prompts and resolved verdict ids.
 
     Returns
@@ -135,36 +141,38 @@ def _rank_device(device, world: int):
 
 
 def extract_logprobs(
-    model,
-    tokenizer,
-    items,
-    judge=None,
-    conditions=CONDITIONS,
-    batch_size="auto",
-    device=None,
-    dtype=None,
+    model: Any,
+    tokenizer: Any,
+    items: Any,
+    judge: str | None = None,
+    conditions: Sequence[str] = CONDITIONS,
+    batch_size: int | str = "auto",
+    device: Any = None,
+    dtype: Any = None,
     enable_thinking: bool = False,
-    out_dir=None,
+    out_dir: str | os.PathLike | None = None,
     progress: bool = False,
     *,
-    template="pairwise_v1",
-    chat_template=None,
+    template: Any = "pairwise_v1",
+    chat_template: str | None = None,
     min_verdict_mass: float = 0.5,
 ) -> pd.DataFrame:
     """Verdict-token log-probabilities of a judge on every item under every condition.
 
     Parameters
     ----------
-    model : transformers causal LM
-        The judge (e.g. ``AutoModelForCausalLM.from_pretrained(path, dtype="bfloat16")``).
-    tokenizer : transformers tokenizer
-        Its tokenizer, with a chat template (or pass ``chat_template``).
+    model : transformers causal LM or Judge
+        The judge (e.g. ``AutoModelForCausalLM.from_pretrained(path, dtype="bfloat16")``), or any
+        :class:`~judgerisk.extract.judge.Judge` backend (then ``tokenizer=None``; an
+        :class:`~judgerisk.extract.judge.HFJudge` runs the batched, resumable path below).
+    tokenizer : transformers tokenizer or None
+        Its tokenizer, with a chat template (or pass ``chat_template``); None with a Judge.
     items : DataFrame or path
         ``item, prompt, answer_a, answer_b[, gold]`` (DataFrame or .jsonl/.json/.csv/.parquet).
     judge : str, optional
         Judge name recorded in the table (default: last component of the model's path).
     conditions : sequence of str
-        Conditions to run (default: the six of METHODS §1); must include ``"original"``.
+        Conditions to run (default: the six of Methods reference §1); must include ``"original"``.
     batch_size : int or "auto"
         Rows per forward pass; ``"auto"`` adapts to the device and backs off on out-of-memory.
     device : str or torch.device, optional
@@ -200,7 +208,7 @@ def extract_logprobs(
     Notes
     -----
     One forward pass per prompt, last position only, float32 log-softmax over the full
-    vocabulary. Canonical log-odds (METHODS §1):
+    vocabulary. Canonical log-odds (Methods reference §1):
 
     .. math:: m_{ijc} = \\log P(A_i \\text{ wins}) - \\log P(B_i \\text{ wins}),
 
@@ -216,6 +224,16 @@ def extract_logprobs(
     conditions = tuple(conditions)
     if "original" not in conditions:
         raise ValueError(f"conditions must include 'original', got {conditions}")
+    if isinstance(model, Judge):
+        if tokenizer is not None:
+            raise ValueError("pass tokenizer=None with a Judge (it brings its own)")
+        if not isinstance(model, HFJudge):
+            return _extract_with_judge(
+                model, items, conditions, judge, template, enable_thinking, min_verdict_mass
+            )
+        judge = judge if judge is not None else model.name
+        chat_template = chat_template if chat_template is not None else model.chat_template
+        model, tokenizer = model.model, model.tokenizer
     items, prompts, vt, tmpl = prepare_prompts(
         tokenizer,
         items,
@@ -258,6 +276,33 @@ def extract_logprobs(
     )
     results = _gather(results, out_dir, world)
     return _assemble(items, prompts, results, judge, tmpl, vt, min_verdict_mass)
+
+
+def _extract_with_judge(judge, items, conditions, name, template, enable_thinking, min_mass):
+    """The backend-neutral path: render, ask the Judge for verdict log-probs, assemble."""
+    if enable_thinking:
+        raise ValueError("enable_thinking must be False for verdict log-probabilities")
+    items = read_items(items)
+    tmpl = load_template(template)
+    if tmpl.kind != "verdict":
+        raise ValueError(f"template {tmpl.name!r} is of kind {tmpl.kind!r}, need 'verdict'")
+    prompts = build_prompts(items, tmpl, conditions)
+    prompts["text"] = judge.render(
+        list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill
+    )
+    res = judge.verdict_logprobs(list(prompts["text"]), tuple(tmpl.verdict_tokens))
+    prompts["prompt_tokens"] = np.asarray(res.prompt_tokens, dtype=np.int64)
+    results = pd.DataFrame(
+        {
+            "item": prompts["item"].to_numpy(),
+            "condition": prompts["condition"].to_numpy(),
+            "logprob_a": res.logprobs[:, 0],
+            "logprob_b": res.logprobs[:, 1],
+            "prompt_tokens": prompts["prompt_tokens"].to_numpy(),
+        }
+    )
+    name = str(name) if name is not None else judge.name
+    return _assemble(items, prompts, results, name, tmpl, res.tokens, min_mass)
 
 
 def _run(

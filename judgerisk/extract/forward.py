@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ _DTYPES = {
 }
 
 
-def resolve_device(device=None):
+def resolve_device(device: Any = None) -> Any:
     """A ``torch.device``: the given one, else CUDA when available, else CPU."""
     import torch
 
@@ -54,7 +55,7 @@ def resolve_device(device=None):
     return device
 
 
-def resolve_dtype(dtype=None):
+def resolve_dtype(dtype: Any = None) -> Any:
     """A ``torch.dtype`` from a name ("bfloat16", "bf16", "float16", "fp16", "float32") or None."""
     import torch
 
@@ -66,7 +67,7 @@ def resolve_dtype(dtype=None):
     return getattr(torch, name)
 
 
-def prepare_model(model, device=None, dtype=None):
+def prepare_model(model: Any, device: Any = None, dtype: Any = None) -> tuple[Any, Any]:
     """Put the model in eval mode on ``device`` / ``dtype``; return ``(model, input_device)``.
 
     A model dispatched over several devices (``hf_device_map``) is not moved; inputs go to the
@@ -93,7 +94,7 @@ def prepare_model(model, device=None, dtype=None):
     return model, input_device(model)
 
 
-def input_device(model):
+def input_device(model: Any) -> Any:
     """Device that the model's input ids must live on."""
     emb = model.get_input_embeddings() if hasattr(model, "get_input_embeddings") else None
     if emb is not None and hasattr(emb, "weight"):
@@ -101,7 +102,7 @@ def input_device(model):
     return next(model.parameters()).device
 
 
-def left_pad(seqs: Sequence[Sequence[int]], pad_id: int):
+def left_pad(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[Any, Any]:
     """Left-pad token-id lists into ``(input_ids, attention_mask)`` int64 tensors."""
     import torch
 
@@ -122,7 +123,9 @@ def _forward_kwargs(model) -> set:
         return set()
 
 
-def last_logprobs(model, input_ids, attention_mask, token_ids: Sequence[int]):
+def last_logprobs(
+    model: Any, input_ids: Any, attention_mask: Any, token_ids: Sequence[int]
+) -> np.ndarray:
     """Log-probabilities of ``token_ids`` at the last position, over the full vocabulary.
 
     Parameters
@@ -185,13 +188,13 @@ def _free_memory(device) -> None:
 
 
 def iter_batches(
-    model,
+    model: Any,
     seqs: Sequence[Sequence[int]],
     token_ids: Sequence[int],
     *,
-    batch_size="auto",
+    batch_size: int | str = "auto",
     pad_id: int = 0,
-    device=None,
+    device: Any = None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
     """Run :func:`last_logprobs` over ``seqs`` in the given order, adapting the batch size.
 
@@ -239,7 +242,7 @@ def iter_batches(
             width = int(lengths[start : start + rows].max())
             rows = max(1, min(rows, max_tokens // width))
         pos = np.arange(start, start + rows)
-        batch = [seqs[k] for k in pos]
+        batch = [seqs[int(k)] for k in pos]
         ids, mask = left_pad(batch, pad_id)
         try:
             lp = last_logprobs(model, ids.to(device), mask.to(device), token_ids)

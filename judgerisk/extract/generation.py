@@ -1,26 +1,28 @@
 """Generation-based baselines for the BPE chapter: verbalized confidence and self-consistency.
 
-Both sample text with ``model.generate`` instead of reading verdict logprobs, and both return a
+Both generate text with a :class:`~judgerisk.extract.judge.Judge` (a transformers model and its
+tokenizer are wrapped in :class:`~judgerisk.extract.judge.HFJudge`) instead of reading verdict
+logprobs, and both return a
 per-(item, condition) table whose ``p`` is canonical (probability that the original answer A
 wins), with NaN where nothing usable came back (counted in a warning, never dropped).
 
 References
 ----------
-The SCOPE paper (baselines: verbalized confidence, self-consistency); METHODS.md §1, §7.
+The SCOPE paper (baselines: verbalized confidence, self-consistency); Methods reference §1, §7.
 """
 
 from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from judgerisk.extract.extract import judge_name
-from judgerisk.extract.forward import left_pad, prepare_model
-from judgerisk.extract.prompts import build_prompts, load_template, read_items, render_chats
-from judgerisk.extract.tokens import encode_prompts
+from judgerisk.extract.judge import as_judge
+from judgerisk.extract.prompts import build_prompts, load_template, read_items
 
 __all__ = ["parse_verbalized", "parse_choice", "verbalized_confidence", "self_consistency"]
 
@@ -30,7 +32,7 @@ _VERBAL = re.compile(
 _CHOICE = re.compile(r"^\W*([AB])\b")
 
 
-def parse_verbalized(texts) -> pd.DataFrame:
+def parse_verbalized(texts: Sequence[str]) -> pd.DataFrame:
     """Parse "A 85" style answers into a choice and a confidence in [0, 1].
 
     Parameters
@@ -48,12 +50,12 @@ def parse_verbalized(texts) -> pd.DataFrame:
         m = _VERBAL.search(str(text))
         value = float(m.group(2)) if m else np.nan
         ok = m is not None and 0.0 <= value <= 100.0
-        choice.append(m.group(1).upper() if ok else None)
+        choice.append(m.group(1).upper() if ok and m is not None else None)
         conf.append(value / 100.0 if ok else np.nan)
     return pd.DataFrame({"choice": pd.array(choice, dtype=object), "confidence": conf})
 
 
-def parse_choice(texts) -> np.ndarray:
+def parse_choice(texts: Sequence[str]) -> np.ndarray:
     """First verdict letter of each generated text: 1 for "A", 0 for "B", -1 when none."""
     out = np.full(len(texts), -1, dtype=np.int8)
     for k, text in enumerate(texts):
@@ -63,69 +65,38 @@ def parse_choice(texts) -> np.ndarray:
     return out
 
 
-def _generate(
-    model,
-    tokenizer,
-    texts,
-    *,
-    device,
-    batch_size,
-    max_new_tokens,
-    do_sample,
-    temperature,
-    num_return_sequences,
-):
-    import torch
-
-    pad_id = tokenizer.pad_token_id
-    pad_id = pad_id if pad_id is not None else (tokenizer.eos_token_id or 0)
-    seqs = encode_prompts(tokenizer, texts)
-    outputs = []
-    for start in range(0, len(seqs), batch_size):
-        ids, mask = left_pad(seqs[start : start + batch_size], pad_id)
-        kwargs = {
-            "max_new_tokens": max_new_tokens,
-            "do_sample": do_sample,
-            "num_return_sequences": num_return_sequences,
-            "pad_token_id": pad_id,
-        }
-        if do_sample:
-            kwargs.update(temperature=temperature, top_k=0, top_p=1.0)
-        with torch.inference_mode():
-            gen = model.generate(input_ids=ids.to(device), attention_mask=mask.to(device), **kwargs)
-        new = gen[:, ids.shape[1] :]
-        outputs.extend(tokenizer.batch_decode(new, skip_special_tokens=True))
-    return outputs
-
-
-def _setup(model, tokenizer, items, conditions, template, chat_template, device, dtype):
+def _setup(model, tokenizer, items, conditions, template, chat_template, device, dtype, batch):
+    """A Judge (``model`` itself, or an HFJudge of model + tokenizer) and the rendered prompts."""
+    judge = as_judge(
+        model,
+        tokenizer,
+        device=device,
+        dtype=dtype,
+        chat_template=chat_template,
+        generate_batch_size=batch,
+    )
     items = read_items(items)
     tmpl = load_template(template)
     prompts = build_prompts(items, tmpl, conditions)
-    prompts["text"] = render_chats(
-        tokenizer,
-        list(prompts["messages"]),
-        enable_thinking=False,
-        chat_template=chat_template,
-        assistant_prefill=tmpl.assistant_prefill,
+    prompts["text"] = judge.render(
+        list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill
     )
-    model, in_dev = prepare_model(model, device, dtype)
-    return prompts, tmpl, model, in_dev
+    return prompts, tmpl, judge
 
 
 def verbalized_confidence(
-    model,
-    tokenizer,
-    items,
-    judge=None,
-    conditions=("original",),
+    model: Any,
+    tokenizer: Any,
+    items: Any,
+    judge: str | None = None,
+    conditions: Sequence[str] = ("original",),
     *,
-    template="verbalized_v1",
+    template: Any = "verbalized_v1",
     max_new_tokens: int = 12,
     batch_size: int = 8,
-    device=None,
-    dtype=None,
-    chat_template=None,
+    device: Any = None,
+    dtype: Any = None,
+    chat_template: str | None = None,
 ) -> pd.DataFrame:
     """Verbalized-confidence baseline: the judge names a winner and a 0-100 confidence (greedy).
 
@@ -140,20 +111,10 @@ def verbalized_confidence(
         with c the stated confidence / 100. Unparsable answers give NaN and one warning with
         their count.
     """
-    prompts, tmpl, model, dev = _setup(
-        model, tokenizer, items, conditions, template, chat_template, device, dtype
+    prompts, tmpl, jdg = _setup(
+        model, tokenizer, items, conditions, template, chat_template, device, dtype, batch_size
     )
-    texts = _generate(
-        model,
-        tokenizer,
-        list(prompts["text"]),
-        device=dev,
-        batch_size=batch_size,
-        max_new_tokens=max_new_tokens,
-        do_sample=False,
-        temperature=1.0,
-        num_return_sequences=1,
-    )
+    texts = jdg.generate(list(prompts["text"]), max_new_tokens=max_new_tokens, do_sample=False)
     parsed = parse_verbalized(texts)
     swapped = prompts["swapped"].to_numpy(bool)
     displayed_a = parsed["choice"].to_numpy() == "A"
@@ -167,13 +128,13 @@ def verbalized_confidence(
             "be parsed (p = NaN)",
             stacklevel=2,
         )
-    canon_choice = np.where(
+    canon_choice = np.where(  # type: ignore[call-overload]  # numpy stubs lack object None
         parsed["choice"].isna(), None, np.where(displayed_a != swapped, "A", "B")
     )
     return pd.DataFrame(
         {
             "item": prompts["item"],
-            "judge": judge or judge_name(model),
+            "judge": judge or jdg.name,
             "condition": prompts["condition"],
             "swapped": swapped,
             "response": texts,
@@ -187,21 +148,21 @@ def verbalized_confidence(
 
 
 def self_consistency(
-    model,
-    tokenizer,
-    items,
-    judge=None,
-    conditions=("original",),
+    model: Any,
+    tokenizer: Any,
+    items: Any,
+    judge: str | None = None,
+    conditions: Sequence[str] = ("original",),
     *,
     k: int = 5,
     temperature: float = 0.7,
     seed: int = 0,
-    template="pairwise_v1",
+    template: Any = "pairwise_v1",
     max_new_tokens: int = 2,
     batch_size: int = 8,
-    device=None,
-    dtype=None,
-    chat_template=None,
+    device: Any = None,
+    dtype: Any = None,
+    chat_template: str | None = None,
 ) -> pd.DataFrame:
     """Self-consistency baseline: k sampled verdicts at temperature T, vote share of original A.
 
@@ -220,27 +181,19 @@ def self_consistency(
     Sampling uses torch's generator seeded with ``seed`` inside a forked RNG state, so the same
     seed on the same device gives the same samples and the caller's RNG is untouched.
     """
-    import torch
-
     if k < 1 or temperature <= 0:
         raise ValueError(f"need k >= 1 and temperature > 0, got k={k}, temperature={temperature}")
-    prompts, tmpl, model, dev = _setup(
-        model, tokenizer, items, conditions, template, chat_template, device, dtype
+    prompts, tmpl, jdg = _setup(
+        model, tokenizer, items, conditions, template, chat_template, device, dtype, batch_size
     )
-    devices = [dev.index or 0] if dev.type == "cuda" else []
-    with torch.random.fork_rng(devices=devices):
-        torch.manual_seed(seed)
-        texts = _generate(
-            model,
-            tokenizer,
-            list(prompts["text"]),
-            device=dev,
-            batch_size=batch_size,
-            max_new_tokens=max_new_tokens,
-            do_sample=True,
-            temperature=temperature,
-            num_return_sequences=k,
-        )
+    texts = jdg.generate(
+        list(prompts["text"]),
+        max_new_tokens=max_new_tokens,
+        do_sample=True,
+        temperature=temperature,
+        num_return_sequences=k,
+        seed=seed,
+    )
     votes = parse_choice(texts).reshape(len(prompts), k)
     swapped = prompts["swapped"].to_numpy(bool)[:, None]
     canon_a = np.where(votes < 0, -1, np.where(swapped, 1 - votes, votes))
@@ -257,7 +210,7 @@ def self_consistency(
     return pd.DataFrame(
         {
             "item": prompts["item"],
-            "judge": judge or judge_name(model),
+            "judge": judge or jdg.name,
             "condition": prompts["condition"],
             "swapped": swapped[:, 0],
             "n_a": n_a,

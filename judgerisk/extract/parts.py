@@ -113,7 +113,7 @@ def _check_part(path: Path, n: int) -> pd.DataFrame:
     return frame
 
 
-def read_parts(out_dir) -> pd.DataFrame:
+def read_parts(out_dir: str | os.PathLike) -> pd.DataFrame:
     """Read and merge all valid parts of an output folder (all ranks).
 
     Corrupt parts are renamed ``*.corrupt`` with a warning and left out, so their prompts count

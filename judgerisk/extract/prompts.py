@@ -7,7 +7,7 @@ a hash of the whole record, so results from different prompts are never mixed si
 
 References
 ----------
-METHODS.md §1; the instance-level panel reliability paper (appendix: system and task prompts).
+Methods reference §1; the instance-level panel reliability paper (appendix: system and task prompts).
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -168,7 +170,7 @@ def load_template(template: str | Path | dict | Template = "pairwise_v1") -> Tem
     return Template.from_record(json.loads(res.read_text(encoding="utf-8")))
 
 
-def read_items(items) -> pd.DataFrame:
+def read_items(items: Any) -> pd.DataFrame:
     """Read and check an items table: ``item, prompt, answer_a, answer_b[, gold]``.
 
     Parameters
@@ -236,7 +238,9 @@ def read_items(items) -> pd.DataFrame:
     return out
 
 
-def build_prompts(items: pd.DataFrame, template: Template, conditions=CONDITIONS) -> pd.DataFrame:
+def build_prompts(
+    items: pd.DataFrame, template: Template, conditions: Sequence[str] = CONDITIONS
+) -> pd.DataFrame:
     """Expand items into one chat prompt per (item, condition).
 
     Parameters
@@ -256,7 +260,7 @@ def build_prompts(items: pd.DataFrame, template: Template, conditions=CONDITIONS
     Notes
     -----
     With ``swapped`` the judge sees the original answer B first (labelled "A"); its "A" token then
-    means original B, so the canonical probability is ``P(token "B")`` (METHODS §1).
+    means original B, so the canonical probability is ``P(token "B")`` (Methods reference §1).
     """
     conditions = tuple(conditions)
     unknown = [c for c in conditions if c not in template.conditions]
@@ -294,7 +298,7 @@ _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)
 
 
 def render_chat(
-    tokenizer,
+    tokenizer: Any,
     messages: list[dict],
     *,
     enable_thinking: bool = False,
@@ -337,7 +341,7 @@ def render_chat(
 
 
 def render_chats(
-    tokenizer,
+    tokenizer: Any,
     conversations: list[list[dict]],
     *,
     enable_thinking: bool = False,

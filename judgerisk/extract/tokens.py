@@ -8,6 +8,7 @@ encoding ``prefix + "A"`` against ``prefix`` and taking the one new token.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["VerdictTokens", "resolve_verdict_tokens", "encode_prompt", "encode_prompts"]
 
@@ -30,7 +31,7 @@ class VerdictTokens:
     token_b: str
 
 
-def encode_prompt(tokenizer, text: str) -> list[int]:
+def encode_prompt(tokenizer: Any, text: str) -> list[int]:
     """Token ids of a rendered chat prompt, without adding special tokens a second time.
 
     Chat templates already write the BOS token; encoding with ``add_special_tokens=True`` would
@@ -46,7 +47,7 @@ def encode_prompt(tokenizer, text: str) -> list[int]:
     return ids
 
 
-def encode_prompts(tokenizer, texts: list[str]) -> list[list[int]]:
+def encode_prompts(tokenizer: Any, texts: list[str]) -> list[list[int]]:
     """Batch version of :func:`encode_prompt` (one tokenizer call for all texts)."""
     if not texts:
         return []
@@ -76,7 +77,9 @@ def _one_token(tokenizer, prefix: str, prefix_ids: list[int], verdict: str) -> i
     return int(full[-1])
 
 
-def resolve_verdict_tokens(tokenizer, prefix: str, verdicts=("A", "B")) -> VerdictTokens:
+def resolve_verdict_tokens(
+    tokenizer: Any, prefix: str, verdicts: tuple[str, str] = ("A", "B")
+) -> VerdictTokens:
     """Resolve the two verdict ids at the slot right after ``prefix``.
 
     Parameters

@@ -8,10 +8,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.plots import style
-from judgerisk.plots.risk import METHOD_LABELS
+from judgerisk.risk.registry import COMPARED
 
 __all__ = [
     "AGGREGATOR_LABELS",
@@ -20,7 +21,8 @@ __all__ = [
     "plot_disagreement",
 ]
 
-#: Display names of the aggregators (from the shared style).
+#: Display names of the built-in aggregators (kept for compatibility; figures call
+#: :func:`judgerisk.plots.style.label`, which also knows newly registered rules).
 AGGREGATOR_LABELS = {k: style.label(k) for k in AGGREGATORS}
 
 
@@ -30,7 +32,7 @@ def _present(values: pd.Series, preferred: Sequence[str]) -> list[str]:
 
 
 def plot_retention_curves(
-    table: pd.DataFrame, method: str = "scur", ax=None, band: bool = True
+    table: pd.DataFrame, method: str = "scur", ax: Axes | None = None, band: bool = True
 ) -> plt.Figure:
     """Figure-5-like plot: accuracy of the kept decisions against the kept share, per aggregator.
 
@@ -56,16 +58,14 @@ def plot_retention_curves(
     if ax is None:
         fig, ax = style.subplots(height=4.0, width=5.6)
     else:
-        fig = ax.figure
+        fig = ax.figure  # type: ignore[assignment]  # a Figure here, not a SubFigure
     colors = {a: style.color(a) for a in AGGREGATORS}
     for agg in _present(sub["aggregator"], AGGREGATORS):
         g = sub[sub["aggregator"].eq(agg)].groupby("rho")["accuracy"]
         mean, sd = g.mean(), g.std().fillna(0.0)
         x = 100 * mean.index.to_numpy()
         color = colors.get(agg)
-        ax.plot(
-            x, 100 * mean.to_numpy(), marker="o", label=AGGREGATOR_LABELS.get(agg, agg), color=color
-        )
+        ax.plot(x, 100 * mean.to_numpy(), marker="o", label=style.label(agg), color=color)
         if band:
             ax.fill_between(
                 x,
@@ -78,7 +78,7 @@ def plot_retention_curves(
     ax.invert_xaxis()
     ax.set_xlabel("kept decisions, lowest risk first (%)")
     ax.set_ylabel("accuracy of kept decisions (%)")
-    ax.set_title(f"Retention by {METHOD_LABELS.get(method, method)}, per aggregation rule")
+    ax.set_title(f"Retention by {style.label(method)}, per aggregation rule")
     ax.grid(alpha=0.3)
     ax.legend(frameon=False, fontsize=style.MIN_FONT)
     return fig
@@ -92,7 +92,7 @@ def plot_retention_by_method(
     One panel per ρ; bars grouped by aggregator, one bar per risk score, error bars = standard
     deviation over seeds.
     """
-    methods = list(methods) if methods is not None else _present(table["method"], METHOD_LABELS)
+    methods = list(methods) if methods is not None else _present(table["method"], COMPARED)
     nrows, ncols = style.grid_shape(len(rhos))
     fig, axes = style.subplots(nrows, ncols, height=3.2 * nrows + 0.9, sharey=True, squeeze=False)
     axes = axes.ravel()
@@ -103,17 +103,17 @@ def plot_retention_by_method(
         if sub.empty:
             raise ValueError(f"no rows at rho={rho}")
         sub["gain (points)"] = 100 * sub["gain"]
-        sub["score"] = sub["method"].map(lambda m: METHOD_LABELS.get(m, m))
-        sub["rule"] = sub["aggregator"].map(lambda a: AGGREGATOR_LABELS.get(a, a))
-        order = [AGGREGATOR_LABELS.get(a, a) for a in _present(sub["aggregator"], AGGREGATORS)]
+        sub["score"] = sub["method"].map(style.label)
+        sub["rule"] = sub["aggregator"].map(lambda a: style.label(a))
+        order = [style.label(a) for a in _present(sub["aggregator"], AGGREGATORS)]
         sns.barplot(
             data=sub,
             x="rule",
             y="gain (points)",
             hue="score",
-            palette={METHOD_LABELS.get(m, m): style.color(m) for m in methods},
+            palette=style.palette(methods),
             order=order,
-            hue_order=[METHOD_LABELS.get(m, m) for m in methods],
+            hue_order=[style.label(m) for m in methods],
             errorbar="sd",
             ax=ax,
         )
@@ -128,7 +128,7 @@ def plot_retention_by_method(
     return fig
 
 
-def plot_disagreement(matrix: pd.DataFrame, ax=None) -> plt.Figure:
+def plot_disagreement(matrix: pd.DataFrame, ax: Axes | None = None) -> plt.Figure:
     """Heat map of the share of items on which two aggregators disagree (in %).
 
     Parameters
@@ -139,8 +139,8 @@ def plot_disagreement(matrix: pd.DataFrame, ax=None) -> plt.Figure:
     if ax is None:
         fig, ax = style.subplots(height=4.0, width=4.8)
     else:
-        fig = ax.figure
-    labels = [AGGREGATOR_LABELS.get(a, a) for a in matrix.index]
+        fig = ax.figure  # type: ignore[assignment]  # a Figure here, not a SubFigure
+    labels = [style.label(a) for a in matrix.index]
     sns.heatmap(
         100 * matrix.to_numpy(),
         annot=True,

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 
 from judgerisk.plots import style
 
@@ -162,7 +163,7 @@ def plot_score_distribution(
     return fig
 
 
-def plot_retention_curves(table: pd.DataFrame, ax=None) -> plt.Axes:
+def plot_retention_curves(table: pd.DataFrame, ax: Axes | None = None) -> plt.Axes:
     """Accuracy of the kept items against the kept share, one line per risk score (± sd).
 
     Parameters

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from judgerisk.panel import validate_panel
 from judgerisk.plots import style
@@ -11,7 +12,7 @@ from judgerisk.plots import style
 __all__ = ["plot_condition_logits", "plot_verdict_mass"]
 
 
-def plot_condition_logits(panel: pd.DataFrame, ax=None):
+def plot_condition_logits(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Canonical log-odds of each item under each condition, one line per (item, judge).
 
     Parameters
@@ -46,7 +47,7 @@ def plot_condition_logits(panel: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_verdict_mass(panel: pd.DataFrame, ax=None, threshold: float = 0.5):
+def plot_verdict_mass(panel: pd.DataFrame, ax: Axes | None = None, threshold: float = 0.5) -> Axes:
     """Histogram of ``verdict_mass = P("A") + P("B")`` (share of the vocabulary on the verdicts).
 
     Parameters
@@ -69,7 +70,7 @@ def plot_verdict_mass(panel: pd.DataFrame, ax=None, threshold: float = 0.5):
     bins = np.linspace(min(-3.0, np.floor(mass.min())), 0.0, 41)
     colors = style.judge_colors(panel["judge"])
     for judge, block in pd.Series(mass, index=panel.index).groupby(panel["judge"]):
-        ax.hist(block, bins=bins, alpha=0.6, label=str(judge), color=colors[str(judge)])
+        ax.hist(block, bins=list(bins), alpha=0.6, label=str(judge), color=colors[str(judge)])
     ax.axvline(np.log10(threshold), color="k", ls="--", lw=0.8)
     ax.set_xlabel('log10 verdict mass  log10(P("A") + P("B"))')
     ax.set_ylabel("prompts")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from judgerisk.plots import style
 from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
@@ -18,7 +21,7 @@ __all__ = [
 ]
 
 
-def plot_convergence(models: dict[str, LatentMeasurementModel], ax=None):
+def plot_convergence(models: dict[str, LatentMeasurementModel], ax: Axes | None = None) -> Axes:
     """Relative change of the criterion per sweep, for every restart of each model.
 
     Parameters
@@ -48,7 +51,7 @@ def plot_convergence(models: dict[str, LatentMeasurementModel], ax=None):
     return ax
 
 
-def plot_recovery(lmm: LatentMeasurementModel, truth, axes=None):
+def plot_recovery(lmm: LatentMeasurementModel, truth: Any, axes: Any = None) -> Any:
     """Fitted against true q, a and b after aligning the latent scale (three panels: q on top,
     a and b below, so that no more than two panels sit side by side).
 
@@ -76,7 +79,9 @@ def plot_recovery(lmm: LatentMeasurementModel, truth, axes=None):
     return axes
 
 
-def plot_residual_scale(lmm: LatentMeasurementModel, truth_sigma: pd.Series | None = None, ax=None):
+def plot_residual_scale(
+    lmm: LatentMeasurementModel, truth_sigma: pd.Series | None = None, ax: Axes | None = None
+) -> Axes:
     """Residual scale sigma_j per judge, with the simulator's noise sd when given."""
     ax = ax or style.subplots(height=3, width=5)[1]
     x = np.arange(len(lmm.sigma_))
@@ -101,7 +106,7 @@ def plot_residual_scale(lmm: LatentMeasurementModel, truth_sigma: pd.Series | No
     return ax
 
 
-def plot_loo_item(pred: pd.DataFrame, ax=None):
+def plot_loo_item(pred: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Observed p against the held-out prediction p_hat for the cells of one item.
 
     ``pred`` is the part of :meth:`LatentMeasurementModel.predict_loo`'s output for one item.
@@ -115,13 +120,14 @@ def plot_loo_item(pred: pd.DataFrame, ax=None):
         ax.plot([p, ph], [yy, yy], color="grey", lw=0.8)
     ax.axvline(0.5, color="grey", ls=":", lw=1)
     ax.set_yticks(y, labels, fontsize=style.MIN_FONT)
-    ax.figure.set_figheight(max(ax.figure.get_figheight(), 0.22 * len(pred) + 1.2))
+    fig = ax.figure  # a Figure here, not a SubFigure
+    fig.set_figheight(max(fig.get_figheight(), 0.22 * len(pred) + 1.2))  # type: ignore[union-attr]
     ax.set(xlim=(-0.02, 1.02), xlabel="P(original answer A wins)")
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
     return ax
 
 
-def plot_drift(drifts: dict, tol_obj: float = 1e-7, axes=None):
+def plot_drift(drifts: dict[str, Any], tol_obj: float = 1e-7, axes: Any = None) -> Any:
     """Where the paper's plain sweeps sit along the drift, and what the stopping rule sees.
 
     Left: ``|offset|``, the distance along ``q -> q + t, b -> b - a t`` from the sweep
@@ -136,14 +142,14 @@ def plot_drift(drifts: dict, tol_obj: float = 1e-7, axes=None):
         The rule's tolerance on the relative criterion change (dotted line).
     """
     if axes is None:
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.4), layout="constrained")
+        axes = style.subplots(1, 2, height=3.4)[1]
     for name, drift in drifts.items():
         tr = drift.trace
         axes[0].semilogy(tr.index, tr["offset"].abs(), lw=1.3, label=name)
         axes[1].semilogy(tr.index, tr["rel_criterion"], lw=1.0, label=name)
     axes[0].set(xlabel="plain sweep", ylabel="|mean q − mean q*| (drift offset t)")
     axes[1].axhline(tol_obj, color="grey", ls=":", lw=1)
-    axes[1].text(axes[1].get_xlim()[1], tol_obj, " tol_obj", va="center", fontsize=8)
+    axes[1].text(axes[1].get_xlim()[1], tol_obj, " tol_obj", va="center", fontsize=style.MIN_FONT)
     axes[1].set(xlabel="plain sweep", ylabel="relative change of the criterion")
-    axes[0].legend(fontsize=8, title="missing cells", title_fontsize=8)
+    axes[0].legend(fontsize=style.MIN_FONT, title="missing cells", title_fontsize=style.MIN_FONT)
     return axes

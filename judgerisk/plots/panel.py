@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 
 from judgerisk.describe import consensus, flip_rates, judge_accuracy
 from judgerisk.plots import style
@@ -11,7 +12,7 @@ from judgerisk.plots import style
 __all__ = ["plot_judge_accuracy", "plot_consensus", "plot_flip_rates", "plot_logit_by_condition"]
 
 
-def plot_judge_accuracy(panel: pd.DataFrame, ax=None):
+def plot_judge_accuracy(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Bar chart of each judge's original-condition accuracy against gold."""
     ax = ax or style.subplots(height=3, width=5)[1]
     acc = judge_accuracy(panel).sort_values()
@@ -24,7 +25,7 @@ def plot_judge_accuracy(panel: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_consensus(panel: pd.DataFrame, ax=None):
+def plot_consensus(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Items per consensus level (majority share), split by whether the majority is right."""
     ax = ax or style.subplots(height=3, width=5)[1]
     cons = consensus(panel)
@@ -47,7 +48,7 @@ def plot_consensus(panel: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_flip_rates(panel: pd.DataFrame, ax=None):
+def plot_flip_rates(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Verdict flip rate per judge for the order and rubric perturbation families."""
     ax = ax or style.subplots(height=3, width=6)[1]
     flips = flip_rates(panel)
@@ -73,7 +74,7 @@ def plot_flip_rates(panel: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_logit_by_condition(panel: pd.DataFrame, ax=None):
+def plot_logit_by_condition(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Distribution of canonical logits per condition (a first look at order effects)."""
     ax = ax or style.subplots(height=3, width=6)[1]
     sns.violinplot(

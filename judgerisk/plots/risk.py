@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
 from judgerisk.plots import style
+from judgerisk.risk.registry import COMPARED
 
 __all__ = [
     "METHOD_LABELS",
@@ -20,8 +23,9 @@ __all__ = [
     "plot_matched_group_auroc",
 ]
 
-#: Display names of the risk scores (from the shared style).
-METHOD_LABELS = {k: style.label(k) for k in ("scur", "pe", "ve", "msp", "ds_entropy")}
+#: Display names of the built-in risk scores (kept for compatibility; figures call
+#: :func:`judgerisk.plots.style.label`, which also knows newly registered scores).
+METHOD_LABELS = {k: style.label(k) for k in COMPARED}
 #: Display names of the evaluation subsets.
 SUBSET_LABELS = {
     "all": "all evaluation items",
@@ -40,7 +44,7 @@ def plot_auroc_by_method(
     result: pd.DataFrame,
     subsets: Sequence[str] | None = None,
     methods: Sequence[str] | None = None,
-    axes=None,
+    axes: Any = None,
 ) -> plt.Figure:
     """AUROC of each risk score for panel errors, one panel per subset, spread over seeds.
 
@@ -60,8 +64,10 @@ def plot_auroc_by_method(
         seeds; the dashed line is chance (AUROC .5). Panel titles give the mean number of items
         and errors per seed in the subset (as in the paper's Figure 4).
     """
-    subsets = list(subsets) if subsets is not None else _ordered(result["subset"], SUBSET_LABELS)
-    methods = list(methods) if methods is not None else _ordered(result["method"], METHOD_LABELS)
+    subsets = (
+        list(subsets) if subsets is not None else _ordered(result["subset"], list(SUBSET_LABELS))
+    )
+    methods = list(methods) if methods is not None else _ordered(result["method"], COMPARED)
     if axes is None:
         nrows, ncols = style.grid_shape(len(subsets))
         fig, grid = style.subplots(nrows, ncols, height=3.3 * nrows, sharey=True, squeeze=False)
@@ -73,13 +79,13 @@ def plot_auroc_by_method(
         fig = axes[0].figure
     if len(axes) != len(subsets):
         raise ValueError(f"got {len(axes)} axes for {len(subsets)} subsets")
-    labels = [METHOD_LABELS.get(m, m) for m in methods]
+    labels = [style.label(m) for m in methods]
     for ax, subset in zip(axes, subsets, strict=True):
         sub = result[(result["subset"] == subset) & result["method"].isin(methods)]
         if sub.empty:
             raise ValueError(f"no rows for subset {subset!r}")
-        sub = sub.assign(label=sub["method"].map(lambda m: METHOD_LABELS.get(m, m)))
-        palette = {METHOD_LABELS.get(m, m): style.color(m) for m in methods}
+        sub = sub.assign(label=sub["method"].map(style.label))
+        palette = style.palette(methods)
         sns.stripplot(
             data=sub,
             x="label",
@@ -117,7 +123,7 @@ def plot_auroc_by_method(
     return fig
 
 
-def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax=None) -> plt.Axes:
+def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax: Axes | None = None) -> plt.Axes:
     """The largest original-condition vote patterns, split into correct and wrong verdicts.
 
     Parameters
@@ -152,7 +158,7 @@ def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax=None) -> plt.Axes
         if row["usable"]:
             ax.text(
                 row["n_items"],
-                yi,
+                float(yi),
                 f"  n⁺n⁻={int(row['weight'])}",
                 va="center",
                 fontsize=style.MIN_FONT,
@@ -172,7 +178,7 @@ def plot_vote_patterns(groups: pd.DataFrame, top: int = 15, ax=None) -> plt.Axes
 
 
 def plot_matched_group_auroc(
-    groups: pd.DataFrame, methods: Sequence[str] | None = None, ax=None
+    groups: pd.DataFrame, methods: Sequence[str] | None = None, ax: Axes | None = None
 ) -> plt.Axes:
     """Within-pattern AUROC of each method for the usable vote patterns, sized by weight.
 
@@ -196,7 +202,7 @@ def plot_matched_group_auroc(
     if not needed <= set(groups.columns):
         raise ValueError(f"groups needs columns {sorted(needed)}, got {list(groups.columns)}")
     g = groups.dropna(subset=["auroc"])
-    methods = list(methods) if methods is not None else _ordered(g["method"], METHOD_LABELS)
+    methods = list(methods) if methods is not None else _ordered(g["method"], COMPARED)
     if ax is None:
         _, ax = style.subplots(height=0.55 * len(methods) + 1.2)
     rng = np.random.default_rng(0)  # vertical jitter only, for legibility
@@ -217,6 +223,6 @@ def plot_matched_group_auroc(
             ax.plot(mean, yk, "D", color="black", markersize=7)
             ax.text(mean, yk + 0.3, f"{mean:.3f}", ha="center", fontsize=style.MIN_FONT)
     ax.axvline(0.5, ls="--", color="grey", lw=1)
-    ax.set_yticks(range(len(methods)), [METHOD_LABELS.get(m, m) for m in methods][::-1])
+    ax.set_yticks(range(len(methods)), [style.label(m) for m in methods][::-1])
     ax.set(xlabel="AUROC within a vote pattern", xlim=(-0.03, 1.03))
     return ax

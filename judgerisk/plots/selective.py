@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
+from matplotlib.figure import Figure
 
 from judgerisk.plots import style
 from judgerisk.selective.metrics import reliability_table
@@ -11,7 +15,9 @@ from judgerisk.selective.metrics import reliability_table
 __all__ = ["reliability_diagrams", "risk_coverage_curves"]
 
 
-def reliability_diagrams(signals: dict, correct, n_bins: int = 10, title: str | None = None):
+def reliability_diagrams(
+    signals: dict, correct: npt.ArrayLike, n_bins: int = 10, title: str | None = None
+) -> Figure:
     """One reliability diagram per confidence signal.
 
     Parameters
@@ -67,7 +73,9 @@ def reliability_diagrams(signals: dict, correct, n_bins: int = 10, title: str | 
     return fig
 
 
-def risk_coverage_curves(summary: pd.DataFrame, methods=None, title: str | None = None):
+def risk_coverage_curves(
+    summary: pd.DataFrame, methods: Sequence[str] | None = None, title: str | None = None
+) -> Figure:
     """Mean risk (FDP) and coverage against alpha with ±1 standard deviation bands.
 
     Parameters

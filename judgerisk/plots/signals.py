@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 
 from judgerisk.plots import style
+from judgerisk.risk.registry import COMPONENTS
 
 __all__ = [
     "plot_item_walkthrough",
@@ -17,6 +20,8 @@ __all__ = [
     "plot_scur_by_outcome",
 ]
 
+# the normalised signals take the colour of their raw component (style module); S is the
+# larger of the two sensitivity families
 _Z_COLORS = {
     "z_U": style.color("U"),
     "z_C": style.color("C"),
@@ -52,7 +57,7 @@ def _heatmap(frame: pd.DataFrame, ax, title: str) -> None:
     ax.set(title=title, xlabel="condition", ylabel="judge")
 
 
-def plot_item_walkthrough(explanation) -> plt.Figure:
+def plot_item_walkthrough(explanation: Any) -> plt.Figure:
     """One item's responses, its held-out predictions, and its z's and SCUR.
 
     Parameters
@@ -113,7 +118,7 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
     matplotlib.figure.Figure
         A component that is absent (all NaN) is shown as an empty, labelled panel.
     """
-    top = ["U", "C", "S_order", "S_rubric"]
+    top = list(COMPONENTS)
     bottom = ["z_U", "z_C", "z_S", "scur"]
     fig, axes = style.subplots(4, 2, height=9.0)
     for ax, col in zip(axes.ravel(), top + bottom, strict=True):
@@ -122,7 +127,7 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
             ax.text(0.5, 0.5, f"{col}: absent or dropped", ha="center", va="center")
             ax.set_axis_off()
             continue
-        bins = np.linspace(0, 1, 21) if col in bottom else 30
+        bins: list[float] | int = np.linspace(0, 1, 21).tolist() if col in bottom else 30
         for split in ("reference", "evaluation"):
             color = style.color(split)
             x = data.loc[data["split"] == split, col]
@@ -144,7 +149,7 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
-def plot_risk_reasons(top: pd.DataFrame, ax=None):
+def plot_risk_reasons(top: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Grouped bars of z_U, z_C, z_S per item for a Table-2-like list of risky items.
 
     Parameters
@@ -185,7 +190,9 @@ def plot_risk_reasons(top: pd.DataFrame, ax=None):
     return ax
 
 
-def plot_scur_by_outcome(scores: pd.Series, errors: pd.Series, rank: bool = False, ax=None):
+def plot_scur_by_outcome(
+    scores: pd.Series, errors: pd.Series, rank: bool = False, ax: Axes | None = None
+) -> Axes:
     """Distribution of a risk score for correct and wrong panel verdicts.
 
     Parameters
@@ -221,7 +228,7 @@ def plot_scur_by_outcome(scores: pd.Series, errors: pd.Series, rank: bool = Fals
         if len(x):
             ax.hist(
                 x,
-                bins=bins,
+                bins=list(bins),
                 density=True,
                 alpha=0.6,
                 color=color,

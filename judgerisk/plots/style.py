@@ -7,9 +7,14 @@ defaults (resolution, font sizes) once per session.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import matplotlib as mpl
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "COLUMN_WIDTH",
@@ -18,10 +23,11 @@ __all__ = [
     "STYLES",
     "MethodStyle",
     "color",
+    "grid_shape",
     "judge_colors",
     "label",
     "palette",
-    "grid_shape",
+    "register",
     "subplots",
     "use_style",
 ]
@@ -103,7 +109,7 @@ _JUDGE_CYCLE = (
 )
 
 
-def _lookup(key) -> MethodStyle | None:
+def _lookup(key: object) -> MethodStyle | None:
     """The style of ``key``; a display name such as ``"SCUR (panel)"`` finds its method too."""
     key = str(key)
     if key in STYLES:
@@ -113,6 +119,16 @@ def _lookup(key) -> MethodStyle | None:
         if head.lower() in (k.lower(), st.label.lower()):
             return st
     return None
+
+
+def register(key: str, label: str | None = None, color: str | None = None) -> None:
+    """Give a method registered elsewhere (an aggregator, a risk score) its name and colour.
+
+    An existing entry is kept (the built-in methods' look does not change); without ``label``
+    and ``color`` nothing is added, and the key and grey are used.
+    """
+    if key not in STYLES and (label is not None or color is not None):
+        STYLES[key] = MethodStyle(label or key, color or _GREY)
 
 
 def label(key: str) -> str:
@@ -127,13 +143,13 @@ def color(key: str) -> str:
     return style.color if style is not None else _GREY
 
 
-def judge_colors(judges) -> dict[str, str]:
+def judge_colors(judges: Iterable[object]) -> dict[str, str]:
     """``{judge: colour}``, assigned in sorted order of the names (stable across figures)."""
     names = sorted({str(j) for j in judges})
     return {j: _JUDGE_CYCLE[k % len(_JUDGE_CYCLE)] for k, j in enumerate(names)}
 
 
-def palette(keys) -> dict[str, str]:
+def palette(keys: Iterable[str]) -> dict[str, str]:
     """``{display name: colour}`` for seaborn's ``palette=`` argument."""
     return {label(k): color(k) for k in keys}
 
@@ -161,7 +177,13 @@ def use_style() -> None:
     )
 
 
-def subplots(nrows: int = 1, ncols: int = 1, height: float | None = None, width=None, **kwargs):
+def subplots(
+    nrows: int = 1,
+    ncols: int = 1,
+    height: float | None = None,
+    width: float | None = None,
+    **kwargs: Any,
+) -> tuple[Figure, Any]:
     """``plt.subplots`` at column width in the shared style (constrained layout).
 
     Parameters

@@ -9,9 +9,15 @@ its first rows with a note or made scrollable on purpose.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Hashable
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
 
 __all__ = ["format_number", "format_table"]
 
@@ -19,7 +25,7 @@ __all__ = ["format_number", "format_table"]
 MAX_ROWS = 20
 
 
-def format_number(value, decimals: int = 3) -> str:
+def format_number(value: object, decimals: int = 3) -> str:
     """One cell as text: integers as integers, floats with ``decimals`` fixed decimals.
 
     A float that holds a whole number of a count column stays a float here (``2.000``); use
@@ -47,7 +53,11 @@ def _integer_valued(col: pd.Series) -> bool:
     return bool(np.all(values == np.round(values)) and np.abs(values).max() > 1)
 
 
-def _whole_or_decimal(value, decimals: int, cellwise: bool) -> str:
+def _as_decimal(value: Any, decimals: int) -> str:
+    return format_number(float(value), decimals)
+
+
+def _whole_or_decimal(value: Any, decimals: int, cellwise: bool) -> str:
     if pd.isna(value):
         return "–"
     v = float(value)
@@ -63,7 +73,7 @@ def format_table(
     index: bool | None = None,
     scroll: bool = False,
     caption: str | None = None,
-):
+) -> Styler:
     """A table ready to display: fixed decimals, integers as integers, no raw index.
 
     Parameters
@@ -98,15 +108,16 @@ def format_table(
     if not scroll and n_rows > max_rows:
         frame = frame.head(max_rows)
         note = f"first {max_rows} of {n_rows} rows"
-    formats, numeric = {}, []
+    formats: dict[Hashable, Callable[[Any], str]] = {}
+    numeric = []
     for name, col in frame.items():
         if pd.api.types.is_bool_dtype(col):
             formats[name] = lambda v: format_number(bool(v)) if pd.notna(v) else "–"
         elif pd.api.types.is_numeric_dtype(col) and (cellwise or _integer_valued(col)):
-            formats[name] = lambda v, d=decimals, c=cellwise: _whole_or_decimal(v, d, c)
+            formats[name] = partial(_whole_or_decimal, decimals=decimals, cellwise=cellwise)
             numeric.append(name)
         elif pd.api.types.is_numeric_dtype(col):
-            formats[name] = lambda v, d=decimals: format_number(float(v), d)
+            formats[name] = partial(_as_decimal, decimals=decimals)
             numeric.append(name)
     styler = frame.style.format(formats, na_rep="–")
     if numeric:

@@ -12,8 +12,8 @@ every subset of signals and every option.
 
 References
 ----------
-.. [1] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 3
-   (the signals U, C, S and their noisy-OR).
+- "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 3
+  (the signals U, C, S and their noisy-OR).
 """
 
 from __future__ import annotations

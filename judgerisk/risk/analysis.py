@@ -1,4 +1,4 @@
-"""Seeds x splits x risk scores x subsets: the error-ranking analyses of METHODS §6.
+"""Seeds x splits x risk scores x subsets: the error-ranking analyses of Methods reference §6.
 
 For each seed the items are split 50 / 30 / 20 into fit / reference / evaluation
 (:func:`judgerisk.splits.split_items`); SCUR comes from :func:`judgerisk.risk.signals.scur_scores` on
@@ -17,20 +17,22 @@ Gold labels are read only to form the error labels, after every score is compute
 
 References
 ----------
-.. [1] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4
-   (Figure 4, high consensus) and Appendix D (matched votes, probability-based high consensus).
+- "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4
+  (Figure 4, high consensus) and Appendix D (matched votes, probability-based high consensus).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
+from judgerisk.aggregators.base import get_aggregator
 from judgerisk.panel import (
     ORIGINAL,
     PanelError,
@@ -39,7 +41,7 @@ from judgerisk.panel import (
     validate_panel,
     verdicts,
 )
-from judgerisk.risk.baselines import BASELINES, _baseline_table, _mean_probability
+from judgerisk.risk.baselines import mean_probability_table
 from judgerisk.risk.metrics import (
     auroc_table,
     high_consensus,
@@ -47,21 +49,25 @@ from judgerisk.risk.metrics import (
     matched_vote_mask,
     probability_high_consensus,
 )
+from judgerisk.risk.registry import COMPARED, get_risk_score, risk_score_table
 from judgerisk.risk.signals import scur_scores
 from judgerisk.splits import split_items
 
 __all__ = [
     "METHODS",
     "SUBSETS",
+    "RiskContext",
+    "risk_context",
     "aggregate_errors",
     "risk_table",
     "evaluate_risk",
     "summarize_risk",
 ]
 
-#: Risk scores compared (SCUR first, then the baselines of METHODS §5).
-METHODS: tuple[str, ...] = ("scur", *BASELINES)
-#: Item subsets of the evaluation split (METHODS §6).
+#: Risk scores compared (SCUR first, then the baselines of Methods reference §5).
+#: A live view of :data:`judgerisk.risk.registry.COMPARED`: a newly registered score appears.
+METHODS: Sequence[str] = COMPARED
+#: Item subsets of the evaluation split (Methods reference §6).
 SUBSETS: tuple[str, ...] = ("all", "hc", "prob_hc", "matched")
 _RESULT_COLUMNS = ["seed", "method", "subset", "auroc", "n_errors", "n_items"]
 
@@ -69,9 +75,9 @@ _RESULT_COLUMNS = ["seed", "method", "subset", "auroc", "n_errors", "n_items"]
 def aggregate_errors(
     panel: pd.DataFrame,
     aggregator: str = "majority",
-    fit_items=None,
+    fit_items: Iterable | None = None,
     random_state: int | None = None,
-    **options,
+    **options: Any,
 ) -> pd.Series:
     """Error labels of an aggregator's panel verdicts: ``1[verdict_i != gold_i]``.
 
@@ -116,7 +122,7 @@ def aggregate_errors(
 
 
 @dataclass(frozen=True)
-class _Context:
+class RiskContext:
     """Everything that does not depend on the seed, computed once per :func:`evaluate_risk`."""
 
     panel: pd.DataFrame
@@ -128,13 +134,13 @@ class _Context:
     aggregator_options: dict
     hc: pd.Series
     prob_hc: pd.Series
-    fractions: tuple[float, float, float]
+    fractions: tuple[float, ...]
     hc_threshold: float
     prob_threshold: float
     scur_options: dict
 
 
-def _context(
+def risk_context(
     panel: pd.DataFrame,
     aggregator: str,
     aggregator_options: dict | None,
@@ -143,16 +149,22 @@ def _context(
     hc_threshold: float,
     prob_threshold: float,
     scur_options: dict | None,
-) -> _Context:
+) -> RiskContext:
+    """Validate the panel and compute the seed-independent state of :func:`evaluate_risk`.
+
+    The arguments are those of :func:`evaluate_risk` (positional here); the benchmarks time the
+    stages of the analysis from this context.
+    """
     if aggregator_fit not in ("fit", "all"):
         raise ValueError(f"aggregator_fit must be 'fit' or 'all', got {aggregator_fit!r}")
     panel = validate_panel(panel, conditions=None)
     options = dict(aggregator_options or {})
-    per_seed = aggregator_fit == "fit" and aggregator != "majority"
+    # a rule without parameters gives the same verdicts whatever it is fitted on
+    per_seed = aggregator_fit == "fit" and get_aggregator(aggregator).has_parameters
     errors = None if per_seed else aggregate_errors(panel, aggregator, **options)
     votes = verdicts(panel, ORIGINAL)
     probs = to_wide(panel, "p", ORIGINAL)
-    return _Context(
+    return RiskContext(
         panel=panel,
         items=votes.index,
         votes=votes,
@@ -161,7 +173,7 @@ def _context(
         aggregator=aggregator,
         aggregator_options=options,
         hc=high_consensus(votes, hc_threshold),
-        prob_hc=probability_high_consensus(_mean_probability(probs), prob_threshold),
+        prob_hc=probability_high_consensus(mean_probability_table(probs), prob_threshold),
         fractions=tuple(fractions),
         hc_threshold=hc_threshold,
         prob_threshold=prob_threshold,
@@ -178,7 +190,7 @@ def _check_names(methods: Sequence[str], subsets: Sequence[str]) -> None:
         raise ValueError(f"unknown subset(s) {bad_s}; choose from {list(SUBSETS)}")
 
 
-def _seed_scores(ctx: _Context, seed: int, methods: Sequence[str]) -> pd.DataFrame:
+def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str]) -> pd.DataFrame:
     """Per evaluation item: split-dependent scores, error label and subset masks for one seed."""
     split = split_items(ctx.items, seed, ctx.fractions)
     eval_idx = split.index[split.to_numpy() == "evaluation"]
@@ -191,9 +203,9 @@ def _seed_scores(ctx: _Context, seed: int, methods: Sequence[str]) -> pd.DataFra
                 f"scur_scores split the items differently from split_items (seed {seed})"
             )
         table["scur"] = result.scores("evaluation")["scur"].reindex(eval_idx).to_numpy(float)
-    base = [m for m in methods if m in BASELINES]
+    base = [m for m in methods if get_risk_score(m).compute is not None]
     if base:
-        b = _baseline_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base)
+        b = risk_score_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base)
         for m in base:
             table[m] = b[m].to_numpy()
     table = table[list(methods)]
@@ -217,7 +229,7 @@ def _seed_scores(ctx: _Context, seed: int, methods: Sequence[str]) -> pd.DataFra
 
 
 def _seed_rows(
-    ctx: _Context, seed: int, methods: Sequence[str], subsets: Sequence[str]
+    ctx: RiskContext, seed: int, methods: Sequence[str], subsets: Sequence[str]
 ) -> list[dict]:
     table = _seed_scores(ctx, seed, methods)
     rows = []
@@ -246,7 +258,7 @@ def _seed_rows(
 
 
 def _chunk_rows(
-    ctx: _Context, seeds: Sequence[int], methods: Sequence[str], subsets: Sequence[str]
+    ctx: RiskContext, seeds: Sequence[int], methods: Sequence[str], subsets: Sequence[str]
 ) -> list[list[dict]]:
     """Rows of several seeds: one parallel task, so the context is sent once per chunk."""
     return [_seed_rows(ctx, s, methods, subsets) for s in seeds]
@@ -296,7 +308,7 @@ def risk_table(
         item's vote pattern holds both errors and non-errors), then one column per method.
     """
     _check_names(methods, ())
-    ctx = _context(
+    ctx = risk_context(
         panel,
         aggregator,
         aggregator_options,
@@ -365,13 +377,13 @@ def evaluate_risk(
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Figure 4 and Appendix D.
+    - Instance-Level Reliability of LLM-as-a-Judge, Figure 4 and Appendix D.
     """
     methods, subsets, seeds = tuple(methods), tuple(subsets), [int(s) for s in seeds]
     _check_names(methods, subsets)
     if not seeds:
         raise ValueError("seeds is empty")
-    ctx = _context(
+    ctx = risk_context(
         panel,
         aggregator,
         aggregator_options,

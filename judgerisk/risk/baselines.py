@@ -1,4 +1,4 @@
-"""Label-free baseline risk scores for a judge panel (METHODS §5).
+"""Label-free baseline risk scores for a judge panel (Methods reference §5).
 
 All four baselines read only the **original condition** and return one value per item
 (higher = riskier); entropies are in bits (base 2), so PE, VE and DS entropy lie in [0, 1] and
@@ -16,10 +16,10 @@ Sums run over the :math:`J_i` judges that gave item i an original-condition resp
 
 References
 ----------
-.. [1] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Appendix B
-   (PE, VE, DS entropy, MSP).
-.. [2] A. P. Dawid and A. M. Skene (1979). Maximum likelihood estimation of observer error-rates
-   using the EM algorithm. JRSS C 28(1), 20–28.
+- "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Appendix B
+  (PE, VE, DS entropy, MSP).
+- A. P. Dawid and A. M. Skene (1979). Maximum likelihood estimation of observer error-rates
+  using the EM algorithm. JRSS C 28(1), 20–28.
 """
 
 from __future__ import annotations
@@ -31,22 +31,20 @@ import pandas as pd
 
 from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts
+from judgerisk.risk.registry import BASELINES, register_risk_score, risk_score_table
 from judgerisk.risk.signals import binary_entropy  # shared helper (bits by default)
 
 __all__ = [
     "BASELINES",
     "binary_entropy",
     "mean_probability",
+    "mean_probability_table",
     "pe",
     "ve",
     "msp",
     "ds_entropy",
     "baseline_scores",
 ]
-
-#: Names of the baseline scores, in the order reported.
-BASELINES: tuple[str, ...] = ("pe", "ve", "msp", "ds_entropy")
-
 
 # ------------------------------------------------------------------ wide-matrix kernels (internal)
 # Row means of the same multiset of probabilities can differ in the last bits depending on
@@ -55,14 +53,36 @@ BASELINES: tuple[str, ...] = ("pe", "ve", "msp", "ds_entropy")
 _ROUND = 12
 
 
-def _mean_probability(probs: pd.DataFrame) -> pd.Series:
+def mean_probability_table(probs: pd.DataFrame) -> pd.Series:
+    """Row means of an item x judge probability table, rounded to 1e-12 (name ``"p_bar"``)."""
     return probs.mean(axis=1, skipna=True).round(_ROUND).rename("p_bar")
+
+
+@register_risk_score("pe")
+def _pe_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
+    return _pe(probs.loc[items])
+
+
+@register_risk_score("ve")
+def _ve_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
+    return _ve(votes.loc[items])
+
+
+@register_risk_score("msp")
+def _msp_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
+    return _msp(probs.loc[items])
+
+
+@register_risk_score("ds_entropy", needs_fit=True)
+def _ds_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
+    assert fit is not None  # checked by risk_score_table (needs_fit)
+    return _ds_entropy(votes, fit, items, DawidSkene())
 
 
 def _pe(probs: pd.DataFrame) -> pd.Series:
     # rounded too: H(p) and H(1 - p) differ in the last bits, which would break the ties
     # between items whose panels agree equally strongly on A and on B
-    pe = binary_entropy(_mean_probability(probs)).round(_ROUND)
+    pe = binary_entropy(mean_probability_table(probs)).round(_ROUND)
     return pd.Series(pe, index=probs.index, name="pe")
 
 
@@ -117,7 +137,7 @@ def mean_probability(panel: pd.DataFrame) -> pd.Series:
         By item (name ``"p_bar"``).
     """
     panel = validate_panel(panel, conditions=None)
-    return _mean_probability(to_wide(panel, "p", ORIGINAL))
+    return mean_probability_table(to_wide(panel, "p", ORIGINAL))
 
 
 def pe(panel: pd.DataFrame) -> pd.Series:
@@ -140,7 +160,7 @@ def pe(panel: pd.DataFrame) -> pd.Series:
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "PE".
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "PE".
     """
     panel = validate_panel(panel, conditions=None)
     return _pe(to_wide(panel, "p", ORIGINAL))
@@ -166,7 +186,7 @@ def ve(panel: pd.DataFrame) -> pd.Series:
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "VE".
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "VE".
     """
     panel = validate_panel(panel, conditions=None)
     return _ve(verdicts(panel, ORIGINAL))
@@ -193,8 +213,8 @@ def msp(panel: pd.DataFrame) -> pd.Series:
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "MSP"; D. Hendrycks and
-       K. Gimpel (2017), A baseline for detecting misclassified and out-of-distribution examples.
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "MSP"; D. Hendrycks and
+      K. Gimpel (2017), A baseline for detecting misclassified and out-of-distribution examples.
     """
     panel = validate_panel(panel, conditions=None)
     return _msp(to_wide(panel, "p", ORIGINAL))
@@ -220,7 +240,7 @@ def ds_entropy(
     items : iterable, optional
         Items to score with the parameters frozen; default every item not in ``fit_items``.
     smoothing, max_iter, tol
-        Passed to :class:`judgerisk.aggregators.dawid_skene.DawidSkene` (METHODS §5 defaults).
+        Passed to :class:`judgerisk.aggregators.dawid_skene.DawidSkene` (Methods reference §5 defaults).
 
     Returns
     -------
@@ -235,8 +255,8 @@ def ds_entropy(
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "DS entropy".
-    .. [2] Dawid and Skene (1979).
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix B, "DS entropy".
+    - Dawid and Skene (1979).
     """
     panel = validate_panel(panel, conditions=None)
     votes = verdicts(panel, ORIGINAL)
@@ -290,28 +310,4 @@ def baseline_scores(
         target = votes.index.difference(fit_idx)
     else:
         target = votes.index
-    return _baseline_table(probs, votes, fit_idx, target, methods)
-
-
-def _baseline_table(
-    probs: pd.DataFrame,
-    votes: pd.DataFrame,
-    fit_idx: pd.Index | None,
-    target: pd.Index,
-    methods: Sequence[str],
-    model: DawidSkene | None = None,
-) -> pd.DataFrame:
-    """Baselines on precomputed wide matrices (shared with :mod:`judgerisk.risk.analysis`)."""
-    cols = {}
-    for m in methods:
-        if m == "pe":
-            cols[m] = _pe(probs.loc[target])
-        elif m == "ve":
-            cols[m] = _ve(votes.loc[target])
-        elif m == "msp":
-            cols[m] = _msp(probs.loc[target])
-        elif m == "ds_entropy":
-            if fit_idx is None:
-                raise ValueError("ds_entropy needs fit_items (the fit split)")
-            cols[m] = _ds_entropy(votes, fit_idx, target, model or DawidSkene())
-    return pd.DataFrame(cols, index=target)
+    return risk_score_table(probs, votes, fit_idx, target, methods)

@@ -2,12 +2,13 @@
 
 References
 ----------
-METHODS.md §4 (normalisation of the risk signals on the reference split).
+Methods reference §4 (normalisation of the risk signals on the reference split).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["FrozenECDF"]
 
@@ -40,7 +41,7 @@ class FrozenECDF:
 
     References
     ----------
-    METHODS.md §4; "Can We Trust This Evaluation? Instance-Level Reliability of
+    Methods reference §4; "Can We Trust This Evaluation? Instance-Level Reliability of
     LLM-as-a-Judge" ("Reference items supply the signal ECDFs, which are frozen before
     evaluation").
 
@@ -51,7 +52,7 @@ class FrozenECDF:
     [0.0, 0.75, 0.75, 1.0]
     """
 
-    def fit(self, reference_values) -> FrozenECDF:
+    def fit(self, reference_values: npt.ArrayLike) -> FrozenECDF:
         """Freeze the ECDF of ``reference_values``.
 
         Parameters
@@ -81,7 +82,7 @@ class FrozenECDF:
         self.is_constant_ = bool(self.values_[0] == self.values_[-1])
         return self
 
-    def transform(self, x) -> np.ndarray:
+    def transform(self, x: npt.ArrayLike) -> np.ndarray:
         """Return :math:`z = F_\\mathrm{ref}(x)` for each value of ``x``.
 
         Parameters

@@ -5,20 +5,24 @@ The model decomposes every canonical log-odds ``m_ijc`` (item i, judge j, condit
     m_ijc = a_j q_i + b_j + delta_c + kappa_jc + eps_ijc,   a_j > 0,  delta_0 = kappa_j0 = 0
 
 and is fitted by penalised least squares with block (alternating ridge) updates, three
-restarts and the paper's convergence rule (METHODS.md §2). Fitted judge and condition
+restarts and the paper's convergence rule (Methods reference §2). Fitted judge and condition
 parameters give leave-one-judge-out (LOJO) predictions for items not used in the fit
-(METHODS.md §3).
+(Methods reference §3).
 
 Implementation note: the sweeps never loop over items or cells. The data enter a sweep
 only through sufficient statistics computed once by :func:`numpy.bincount`: per
 item x judge the sum of logits ``S_ij`` and the cell count ``N_ij``, per judge x
 condition the sum ``T_jc`` and count ``n_jc``, and (only when cells are missing) the
 item x (judge, condition) observation mask ``W``. Every block update is then a few
-matrix-vector products of size I x J or I x J*C.
+matrix-vector products of size I x J or I x J*C. The sweep engine (:class:`Design`,
+:class:`Params`, :class:`Penalties`, :class:`Stats`, :class:`Sweeper`, :class:`Rule`,
+:func:`run_plain`, :func:`margin_change`) is shared with :mod:`judgerisk.risk.lmm_drift`,
+which measures the plain sweeps' drift; it is public for that reason but not part of
+``__all__`` (the estimator is the stable interface).
 
 References
 ----------
-METHODS.md §2-3 (the judgerisk methods specification), after the instance-level panel
+Methods reference §2–3 (the judgerisk methods specification), after the instance-level panel
 reliability (SCUR) paper: "latent measurement model" section and its appendix on the
 released estimator.
 """
@@ -28,8 +32,10 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit
@@ -50,7 +56,7 @@ BLOCKS: tuple[str, ...] = ("q", "a", "b", "delta", "kappa")
 A_BOUNDS: tuple[float, float] = (0.05, 20.0)
 _ACCELERATIONS = (None, "anderson", "lbfgs")
 _ANDERSON_MEMORY = 6
-#: Standard deviation of the restarts' draws of log a_j and b_j (METHODS §2 [R]).
+#: Standard deviation of the restarts' draws of log a_j and b_j (Methods reference §2 [R]).
 _RESTART_SD = 0.3
 #: The default acceleration, shared by the library, the CLI and the report template.
 DEFAULT_ACCELERATE = "anderson"
@@ -60,7 +66,7 @@ DEFAULT_ACCELERATE = "anderson"
 # sufficient statistics and parameters
 # --------------------------------------------------------------------------------------
 @dataclass
-class _Design:
+class Design:
     """Sufficient statistics of the fit cells (see the module docstring)."""
 
     n_items: int
@@ -75,7 +81,7 @@ class _Design:
     n_obs: int
 
     @classmethod
-    def from_arrays(cls, arr: PanelArrays) -> _Design:
+    def from_arrays(cls, arr: PanelArrays) -> Design:
         I, J, C = arr.n_items, arr.n_judges, arr.n_conditions
         m = arr.logit
         ij = arr.item_idx * J + arr.judge_idx
@@ -107,15 +113,15 @@ class _Design:
 
 
 @dataclass
-class _Params:
+class Params:
     q: np.ndarray
     a: np.ndarray
     b: np.ndarray
     delta: np.ndarray  # (C,), delta[0] == 0
     kappa: np.ndarray  # (J, C), kappa[:, 0] == 0
 
-    def copy(self) -> _Params:
-        return _Params(*(x.copy() for x in (self.q, self.a, self.b, self.delta, self.kappa)))
+    def copy(self) -> Params:
+        return Params(*(x.copy() for x in (self.q, self.a, self.b, self.delta, self.kappa)))
 
     def offsets(self) -> np.ndarray:
         """``o_jc = b_j + delta_c + kappa_jc``."""
@@ -125,7 +131,7 @@ class _Params:
         return np.concatenate([self.q, self.a, self.b, self.delta[1:], self.kappa[:, 1:].ravel()])
 
     @classmethod
-    def from_vector(cls, x: np.ndarray, I: int, J: int, C: int) -> _Params:
+    def from_vector(cls, x: np.ndarray, I: int, J: int, C: int) -> Params:
         q, a, b = x[:I], x[I : I + J], x[I + J : I + 2 * J]
         delta = np.zeros(C)
         delta[1:] = x[I + 2 * J : I + 2 * J + C - 1]
@@ -135,7 +141,7 @@ class _Params:
 
 
 @dataclass
-class _Penalties:
+class Penalties:
     q: float
     a: float
     b: float
@@ -143,12 +149,12 @@ class _Penalties:
     kappa: float
 
 
-class _Stats:
+class Stats:
     """Fitted margins summarised at one parameter point (for convergence checks)."""
 
     __slots__ = ("P", "o", "WO", "ssr", "criterion")
 
-    def __init__(self, d: _Design, p: _Params, lam: _Penalties, WO: np.ndarray | None = None):
+    def __init__(self, d: Design, p: Params, lam: Penalties, WO: np.ndarray | None = None):
         self.P = np.outer(p.q, p.a)
         self.o = p.offsets()
         self.WO = d.wo(self.o) if WO is None else WO
@@ -163,8 +169,8 @@ class _Stats:
         self.criterion = (self.ssr + lam.q * p.q @ p.q + lam.b * p.b @ p.b) / d.n_obs
 
 
-def _objective(d: _Design, p: _Params, lam: _Penalties, ssr: float) -> float:
-    """Penalised objective F (METHODS §2) given the residual sum of squares."""
+def _objective(d: Design, p: Params, lam: Penalties, ssr: float) -> float:
+    """Penalised objective F (Methods reference §2) given the residual sum of squares."""
     return float(
         ssr
         + lam.q * p.q @ p.q
@@ -175,11 +181,11 @@ def _objective(d: _Design, p: _Params, lam: _Penalties, ssr: float) -> float:
     )
 
 
-def _objective_grad(x: np.ndarray, d: _Design, lam: _Penalties) -> tuple[float, np.ndarray]:
+def _objective_grad(x: np.ndarray, d: Design, lam: Penalties) -> tuple[float, np.ndarray]:
     """F and its gradient over the vector (q, a, b, delta[1:], kappa[:, 1:])."""
     I, J, C = d.n_items, d.n_judges, d.n_cond
-    p = _Params.from_vector(x, I, J, C)
-    st = _Stats(d, p, lam)
+    p = Params.from_vector(x, I, J, C)
+    st = Stats(d, p, lam)
     R = d.S - d.N * st.P - st.WO  # (I, J) residual sums over conditions
     QW = d.qw(p.q)
     Rjc = d.T - p.a[:, None] * QW - d.njc * st.o  # (J, C) residual sums over items
@@ -195,10 +201,10 @@ def _objective_grad(x: np.ndarray, d: _Design, lam: _Penalties) -> tuple[float, 
 # --------------------------------------------------------------------------------------
 # block updates: each is the exact ridge minimiser of F given the other blocks
 # --------------------------------------------------------------------------------------
-class _Sweeper:
+class Sweeper:
     """Runs block updates on a parameter point, caching the two heavy products."""
 
-    def __init__(self, d: _Design, lam: _Penalties, order: Sequence[str]):
+    def __init__(self, d: Design, lam: Penalties, order: Sequence[str]):
         self.d, self.lam, self.order = d, lam, tuple(order)
         self._wo: np.ndarray | None = None
         self._qw: np.ndarray | None = None
@@ -207,22 +213,22 @@ class _Sweeper:
     def set_wo(self, WO: np.ndarray | None) -> None:
         self._wo = WO
 
-    def _WO(self, p: _Params) -> np.ndarray:
+    def _WO(self, p: Params) -> np.ndarray:
         if self._wo is None:
             self._wo = self.d.wo(p.offsets())
         return self._wo
 
-    def _QW(self, p: _Params) -> np.ndarray:
+    def _QW(self, p: Params) -> np.ndarray:
         if self._qw is None:
             self._qw = self.d.qw(p.q)
         return self._qw
 
-    def update_q(self, p: _Params) -> None:
+    def update_q(self, p: Params) -> None:
         d, a = self.d, p.a
         p.q = ((d.S - self._WO(p)) @ a) / (d.N @ (a * a) + self.lam.q)
         self._qw = None
 
-    def update_a(self, p: _Params, rescale: bool = True) -> None:
+    def update_a(self, p: Params, rescale: bool = True) -> None:
         d, q, lam = self.d, p.q, self.lam.a
         a = (q @ (d.S - self._WO(p)) + lam) / ((q * q) @ d.N + lam)
         self.clipped = bool(np.any((a <= A_BOUNDS[0]) | (a >= A_BOUNDS[1])))
@@ -234,7 +240,7 @@ class _Sweeper:
             if self._qw is not None:
                 self._qw = self._qw * g
 
-    def update_b(self, p: _Params) -> None:
+    def update_b(self, p: Params) -> None:
         d = self.d
         num = (
             d.T.sum(axis=1)
@@ -244,7 +250,7 @@ class _Sweeper:
         p.b = num / (d.njc.sum(axis=1) + self.lam.b)
         self._wo = None
 
-    def update_delta(self, p: _Params) -> None:
+    def update_delta(self, p: Params) -> None:
         d = self.d
         if d.n_cond < 2:
             return
@@ -254,7 +260,7 @@ class _Sweeper:
         p.delta[1:] = num / (n.sum(axis=0) + self.lam.delta)
         self._wo = None
 
-    def update_kappa(self, p: _Params, centre: bool = True) -> None:
+    def update_kappa(self, p: Params, centre: bool = True) -> None:
         d = self.d
         if d.n_cond < 2:
             return
@@ -271,7 +277,7 @@ class _Sweeper:
         p.kappa[:, 1:] = k
         self._wo = None
 
-    def sweep(self, p: _Params) -> _Params:
+    def sweep(self, p: Params) -> Params:
         """One sweep of block updates in ``self.order`` on a copy of ``p``."""
         p = p.copy()
         self._qw = None
@@ -283,7 +289,7 @@ class _Sweeper:
 # --------------------------------------------------------------------------------------
 # convergence bookkeeping
 # --------------------------------------------------------------------------------------
-def _margin_change(d: _Design, old: _Stats, new: _Stats) -> tuple[float, float]:
+def margin_change(d: Design, old: Stats, new: Stats) -> tuple[float, float]:
     """RMS and an upper bound of the max change of the fitted margins over the fit cells.
 
     ``dmu_ijc = A_ij + D_jc`` with ``A = dP`` (item x judge) and ``D = do`` (judge x c).
@@ -305,7 +311,7 @@ def _margin_change(d: _Design, old: _Stats, new: _Stats) -> tuple[float, float]:
     return rms, float(np.max(np.where(has, bound, 0.0)))
 
 
-def _max_change_exact(d: _Design, old: _Stats, new: _Stats) -> float:
+def _max_change_exact(d: Design, old: Stats, new: Stats) -> float:
     A = new.P - old.P
     D = new.o - old.o
     full = np.abs(A[:, :, None] + D[None, :, :]).reshape(d.n_items, -1)
@@ -314,7 +320,7 @@ def _max_change_exact(d: _Design, old: _Stats, new: _Stats) -> float:
 
 @dataclass
 class _RunResult:
-    params: _Params
+    params: Params
     converged: bool
     n_iter: int
     criterion: float
@@ -322,7 +328,7 @@ class _RunResult:
     ssr: float
 
 
-class _Rule:
+class Rule:
     """The paper's stopping rule: three successive sweeps under all three tolerances."""
 
     def __init__(self, tol_rms: float, tol_max: float, tol_obj: float, patience: int):
@@ -334,11 +340,11 @@ class _Rule:
         )
         self.streak = 0
 
-    def update(self, d: _Design, old: _Stats, new: _Stats) -> bool:
+    def update(self, d: Design, old: Stats, new: Stats) -> bool:
         rel = abs(new.criterion - old.criterion) / max(abs(old.criterion), 1e-300)
         ok = rel < self.tol_obj
         if ok:
-            rms, max_bound = _margin_change(d, old, new)
+            rms, max_bound = margin_change(d, old, new)
             ok = rms < self.tol_rms
             if ok and max_bound >= self.tol_max:
                 ok = d.W2 is not None and _max_change_exact(d, old, new) < self.tol_max
@@ -346,12 +352,12 @@ class _Rule:
         return self.streak >= self.patience
 
 
-def _run_plain(
-    d: _Design,
-    lam: _Penalties,
-    p: _Params,
+def run_plain(
+    d: Design,
+    lam: Penalties,
+    p: Params,
     order: Sequence[str],
-    rule: _Rule,
+    rule: Rule,
     max_iter: int,
     anderson: bool,
 ) -> _RunResult:
@@ -361,9 +367,9 @@ def _run_plain(
     change between successive sweeps; with Anderson acceleration it is the change a plain
     sweep would still make from the extrapolated point (the fixed-point residual).
     """
-    sw = _Sweeper(d, lam, order)
+    sw = Sweeper(d, lam, order)
     I, J, C = d.n_items, d.n_judges, d.n_cond
-    st = _Stats(d, p, lam)
+    st = Stats(d, p, lam)
     history = []
     converged = False
     xs: list[np.ndarray] = []
@@ -374,7 +380,7 @@ def _run_plain(
     for _ in range(max_iter):
         sw.set_wo(st.WO)
         new = sw.sweep(p)
-        st_new = _Stats(d, new, lam)
+        st_new = Stats(d, new, lam)
         history.append(st_new.criterion)
         if rule.update(d, st, st_new):
             converged = True
@@ -413,9 +419,9 @@ def _run_plain(
         gram[np.diag_indices_from(gram)] += 1e-12 * np.trace(gram) + 1e-300
         gamma = np.linalg.solve(gram, dF @ F[-1])
         z = G[-1] - gamma @ dG
-        trial = _Params.from_vector(z, I, J, C)
+        trial = Params.from_vector(z, I, J, C)
         trial.a = np.clip(trial.a, *A_BOUNDS)
-        st_trial = _Stats(d, trial, lam)
+        st_trial = Stats(d, trial, lam)
         if np.isfinite(st_trial.criterion) and st_trial.criterion <= 1.5 * st_new.criterion:
             p, st = trial, st_trial
         else:
@@ -427,11 +433,11 @@ def _run_plain(
 
 
 def _run_lbfgs(
-    d: _Design,
-    lam: _Penalties,
-    p: _Params,
+    d: Design,
+    lam: Penalties,
+    p: Params,
     order: Sequence[str],
-    rule: _Rule,
+    rule: Rule,
     max_iter: int,
 ) -> _RunResult:
     """A few plain sweeps, then L-BFGS-B on F over all parameters (the exact minimiser).
@@ -440,18 +446,18 @@ def _run_lbfgs(
     as it holds (or at L-BFGS's own convergence, which is then checked against the rule).
     """
     warm = min(20, max_iter)
-    head = _run_plain(d, lam, p, order, _Rule(0, 0, 0, 10**9), warm, anderson=False)
+    head = run_plain(d, lam, p, order, Rule(0, 0, 0, 10**9), warm, anderson=False)
     I, J, C = d.n_items, d.n_judges, d.n_cond
     x0 = head.params.to_vector()
-    bounds = [(None, None)] * len(x0)
+    bounds: list[tuple[float | None, float | None]] = [(None, None)] * len(x0)
     bounds[I : I + J] = [A_BOUNDS] * J
     history = list(head.history)
-    state = {"st": _Stats(d, head.params, lam), "converged": False, "x": x0}
+    state: dict[str, Any] = {"st": Stats(d, head.params, lam), "converged": False, "x": x0}
 
     def callback(intermediate_result):
         x = intermediate_result.x
-        q = _Params.from_vector(x, I, J, C)
-        st_new = _Stats(d, q, lam)
+        q = Params.from_vector(x, I, J, C)
+        st_new = Stats(d, q, lam)
         history.append(st_new.criterion)
         state["x"] = x
         if rule.update(d, state["st"], st_new):
@@ -470,15 +476,15 @@ def _run_lbfgs(
         callback=callback,
         options={"maxiter": max(max_iter - warm, 1), "ftol": 0.0, "gtol": 1e-10, "maxcor": 20},
     )
-    params = _Params.from_vector(state["x"], I, J, C)
-    st = _Stats(d, params, lam)
+    params = Params.from_vector(state["x"], I, J, C)
+    st = Stats(d, params, lam)
     return _RunResult(
         params, state["converged"], len(history), st.criterion, np.asarray(history), st.ssr
     )
 
 
-def _start_point(q0: np.ndarray, J: int, C: int, rng: np.random.Generator | None) -> _Params:
-    """Start of a restart (METHODS §2, corrected restarts [R]).
+def _start_point(q0: np.ndarray, J: int, C: int, rng: np.random.Generator | None) -> Params:
+    """Start of a restart (Methods reference §2, corrected restarts [R]).
 
     The first restart (``rng=None``) starts at ``a = 1, b = delta = kappa = 0`` and ``q_i``
     = mean of item i's logits. Later restarts draw ``log a_j ~ N(0, 0.3^2)`` and
@@ -489,7 +495,7 @@ def _start_point(q0: np.ndarray, J: int, C: int, rng: np.random.Generator | None
     if rng is not None:
         a = np.exp(rng.normal(0.0, _RESTART_SD, J))
         b = rng.normal(0.0, _RESTART_SD, J)
-    return _Params(q0.copy(), a, b, np.zeros(C), np.zeros((J, C)))
+    return Params(q0.copy(), a, b, np.zeros(C), np.zeros((J, C)))
 
 
 def _restart_spread(arr: PanelArrays, runs: list[_RunResult], kept: int):
@@ -501,7 +507,7 @@ def _restart_spread(arr: PanelArrays, runs: list[_RunResult], kept: int):
     return dp_kept, pairwise
 
 
-def _margins(arr: PanelArrays, p: _Params) -> np.ndarray:
+def _margins(arr: PanelArrays, p: Params) -> np.ndarray:
     """Fitted margins ``a_j q_i + b_j + delta_c + kappa_jc`` of every cell of ``arr``."""
     return p.a[arr.judge_idx] * p.q[arr.item_idx] + p.offsets()[arr.judge_idx, arr.cond_idx]
 
@@ -576,20 +582,21 @@ class LatentMeasurementModel:
         One row per restart: ``converged, n_iter, extended, criterion, objective, kept,
         max_abs_dp_hat, criterion_gap`` (see Notes).
     restart_spread_ : dict
-        ``max_abs_dp_hat`` (largest pairwise max |Δp_hat| between restarts over the fit
+        ``max_abs_dp_hat`` (largest pairwise ``max |Δp_hat|`` between restarts over the fit
         cells) and ``criterion_range`` (max - min criterion over the restarts).
     items_, judges_, conditions_ :
         The fit's items, judges and conditions.
 
     Notes
     -----
-    Model and objective (METHODS.md §2), over the observed fit cells O:
+    Model and objective (Methods reference §2), over the observed fit cells O:
 
     .. math::
 
-        m_{ijc} = a_j q_i + b_j + \delta_c + \kappa_{jc} + \varepsilon_{ijc},\quad
-        F = \sum_O (m - \mu)^2 + \lambda_q\sum_i q_i^2 + \lambda_a\sum_j (a_j-1)^2
-            + \lambda_b\sum_j b_j^2 + \lambda_\delta\sum_{c\ne0}\delta_c^2
+        m_{ijc} = a_j q_i + b_j + \delta_c + \kappa_{jc} + \varepsilon_{ijc},
+
+        F = {} & \sum_O (m - \mu)^2 + \lambda_q\sum_i q_i^2 + \lambda_a\sum_j (a_j-1)^2 \\
+            & + \lambda_b\sum_j b_j^2 + \lambda_\delta\sum_{c\ne0}\delta_c^2
             + \lambda_\kappa\sum_{j,c\ne0}\kappa_{jc}^2.
 
     Each block update is the exact ridge minimiser of F given the other blocks. Two
@@ -624,7 +631,7 @@ class LatentMeasurementModel:
 
     References
     ----------
-    METHODS.md §2-3; the SCUR paper (instance-level reliability of LLM judge panels),
+    Methods reference §2–3; the SCUR paper (instance-level reliability of LLM judge panels),
     latent measurement model and appendix on the estimator.
     """
 
@@ -644,8 +651,8 @@ class LatentMeasurementModel:
         patience: int = 3,
         update_order: Sequence[str] = BLOCKS,
         accelerate: str | None = DEFAULT_ACCELERATE,
-        random_state=None,
-    ):
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
         self.lambda_q = lambda_q
         self.lambda_a = lambda_a
         self.lambda_b = lambda_b
@@ -663,8 +670,8 @@ class LatentMeasurementModel:
         self.random_state = random_state
 
     # ---------------------------------------------------------------- checks
-    def _check_params(self) -> _Penalties:
-        lam = _Penalties(
+    def _check_params(self) -> Penalties:
+        lam = Penalties(
             self.lambda_q, self.lambda_a, self.lambda_b, self.lambda_delta, self.lambda_kappa
         )
         for name, value in vars(lam).items():
@@ -688,7 +695,7 @@ class LatentMeasurementModel:
         return lam
 
     # ---------------------------------------------------------------- fit
-    def fit(self, panel: pd.DataFrame, y=None) -> LatentMeasurementModel:
+    def fit(self, panel: pd.DataFrame, y: npt.ArrayLike | None = None) -> LatentMeasurementModel:
         """Fit the model to every cell of a panel (normally the fit split's items).
 
         Parameters
@@ -705,7 +712,7 @@ class LatentMeasurementModel:
         lam = self._check_params()
         panel = validate_panel(panel, conditions=None)
         arr = encode_panel(panel)
-        d = _Design.from_arrays(arr)
+        d = Design.from_arrays(arr)
         J, C = d.n_judges, d.n_cond
         rng = np.random.default_rng(self.random_state)
 
@@ -713,11 +720,11 @@ class LatentMeasurementModel:
         runs: list[_RunResult] = []
         for r in range(int(self.n_restarts)):
             p = _start_point(q0, J, C, rng if r > 0 else None)
-            rule = _Rule(self.tol_rms, self.tol_max, self.tol_obj, int(self.patience))
+            rule = Rule(self.tol_rms, self.tol_max, self.tol_obj, int(self.patience))
             if self.accelerate == "lbfgs":
                 res = _run_lbfgs(d, lam, p, self.update_order, rule, int(self.max_iter_extended))
             else:
-                res = _run_plain(
+                res = run_plain(
                     d,
                     lam,
                     p,
@@ -780,7 +787,7 @@ class LatentMeasurementModel:
         }
         return self
 
-    def _store(self, arr: PanelArrays, d: _Design, lam: _Penalties, res: _RunResult) -> None:
+    def _store(self, arr: PanelArrays, d: Design, lam: Penalties, res: _RunResult) -> None:
         p = res.params
         conds = pd.Index(arr.conditions, name="condition")
         judges = pd.Index(arr.judges, name="judge")
@@ -830,7 +837,7 @@ class LatentMeasurementModel:
         return panel.assign(**{name: q, "logit_hat": logit_hat, "p_hat": expit(logit_hat)})
 
     def predict_loo(self, panel: pd.DataFrame) -> pd.DataFrame:
-        r"""Leave-one-judge-out predictions for every cell of a panel (METHODS §3).
+        r"""Leave-one-judge-out predictions for every cell of a panel (Methods reference §3).
 
         Parameters
         ----------
@@ -849,7 +856,8 @@ class LatentMeasurementModel:
         .. math::
 
             q_i^{(-j)} = \frac{\sum_{(k,c)\in O_i, k\ne j} a_k (m_{ikc} - b_k - \delta_c
-            - \kappa_{kc})}{\sum_{(k,c)\in O_i, k\ne j} a_k^2 + \lambda_q},\qquad
+            - \kappa_{kc})}{\sum_{(k,c)\in O_i, k\ne j} a_k^2 + \lambda_q},
+
             \hat p_{ijc} = \sigma(a_j q_i^{(-j)} + b_j + \delta_c + \kappa_{jc}).
 
         Every condition of the held-out judge is excluded. An item seen by one judge only

@@ -29,15 +29,15 @@ import pandas as pd
 from judgerisk.panel import encode_panel, validate_panel
 from judgerisk.risk.lmm import (
     BLOCKS,
+    Design,
     LatentMeasurementModel,
-    _Design,
-    _margin_change,
-    _Params,
-    _Penalties,
-    _Rule,
-    _run_plain,
-    _Stats,
-    _Sweeper,
+    Params,
+    Penalties,
+    Rule,
+    Stats,
+    Sweeper,
+    margin_change,
+    run_plain,
 )
 
 __all__ = ["SweepDrift", "sweep_drift"]
@@ -70,10 +70,10 @@ class SweepDrift:
     fixed_point_sweeps: int
 
 
-def _fixed_point(d: _Design, lam: _Penalties, start: _Params) -> tuple[_Params, int]:
+def _fixed_point(d: Design, lam: Penalties, start: Params) -> tuple[Params, int]:
     """The sweep map's fixed point, by Anderson-accelerated sweeps to tight tolerances."""
-    res = _run_plain(
-        d, lam, start.copy(), BLOCKS, _Rule(1e-12, 1e-11, 1e-14, 3), 20_000, anderson=True
+    res = run_plain(
+        d, lam, start.copy(), BLOCKS, Rule(1e-12, 1e-11, 1e-14, 3), 20_000, anderson=True
     )
     return res.params, res.n_iter
 
@@ -103,24 +103,24 @@ def sweep_drift(panel: pd.DataFrame, n_sweeps: int = 2100) -> SweepDrift:
     if int(n_sweeps) < 3:
         raise ValueError(f"n_sweeps={n_sweeps!r} must be >= 3")
     arr = encode_panel(validate_panel(panel, conditions=None))
-    d = _Design.from_arrays(arr)
+    d = Design.from_arrays(arr)
     est = LatentMeasurementModel()
-    lam = _Penalties(est.lambda_q, est.lambda_a, est.lambda_b, est.lambda_delta, est.lambda_kappa)
+    lam = Penalties(est.lambda_q, est.lambda_a, est.lambda_b, est.lambda_delta, est.lambda_kappa)
     J, C = d.n_judges, d.n_cond
     q0 = d.S.sum(axis=1) / d.N.sum(axis=1)
-    p = _Params(q0, np.ones(J), np.zeros(J), np.zeros(C), np.zeros((J, C)))
+    p = Params(q0, np.ones(J), np.zeros(J), np.zeros(C), np.zeros((J, C)))
     star, n_star = _fixed_point(d, lam, p)
-    st_star = _Stats(d, star, lam)
-    sw = _Sweeper(d, lam, BLOCKS)
-    st = _Stats(d, p, lam)
+    st_star = Stats(d, star, lam)
+    sw = Sweeper(d, lam, BLOCKS)
+    st = Stats(d, p, lam)
     rows = []
     steps: list[np.ndarray] = []
     for k in range(1, int(n_sweeps) + 1):
         sw.set_wo(st.WO)
         new = sw.sweep(p)
-        st_new = _Stats(d, new, lam)
-        rms, _ = _margin_change(d, st, st_new)
-        err, _ = _margin_change(d, st_star, st_new)
+        st_new = Stats(d, new, lam)
+        rms, _ = margin_change(d, st, st_new)
+        err, _ = margin_change(d, st_star, st_new)
         rel = abs(st_new.criterion - st.criterion) / max(abs(st.criterion), 1e-300)
         rows.append((k, float(new.q.mean() - star.q.mean()), err, rel, rms))
         steps = [steps[-1], new.to_vector() - p.to_vector()] if steps else [new.to_vector()]
@@ -136,11 +136,11 @@ def sweep_drift(panel: pd.DataFrame, n_sweeps: int = 2100) -> SweepDrift:
 
 
 def _describe(
-    d: _Design, p: _Params, prev: np.ndarray, step: np.ndarray, lam: _Penalties
+    d: Design, p: Params, prev: np.ndarray, step: np.ndarray, lam: Penalties
 ) -> pd.Series:
     I, J, C = d.n_items, d.n_judges, d.n_cond
     rho = float(np.linalg.norm(step) / np.linalg.norm(prev))
-    v = _Params.from_vector(step, I, J, C)
+    v = Params.from_vector(step, I, J, C)
     blocks = {
         "q": v.q,
         "a": v.a,
@@ -157,6 +157,6 @@ def _describe(
     moved = p.copy()
     for name in ("q", "a", "b", "delta", "kappa"):
         setattr(moved, name, getattr(p, name) + getattr(v, name))
-    dmu, _ = _margin_change(d, _Stats(d, p, lam), _Stats(d, moved, lam))
+    dmu, _ = margin_change(d, Stats(d, p, lam), Stats(d, moved, lam))
     out["margin_per_param"] = dmu / float(np.sqrt(total / step.size))
     return pd.Series(out, name="drift direction")

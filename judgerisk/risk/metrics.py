@@ -1,4 +1,4 @@
-"""Metrics for ranking panel errors by a risk score (METHODS §6).
+"""Metrics for ranking panel errors by a risk score (Methods reference §6).
 
 Every function here is pure: it takes per-item scores, error labels and (for the consensus masks
 and the matched-vote analysis) the wide item x judge matrices of :func:`judgerisk.panel.verdicts`
@@ -7,8 +7,8 @@ only through the ``errors`` argument (``1`` = the aggregated verdict disagrees w
 
 References
 ----------
-.. [1] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4 and
-   Appendix D (high consensus, probability-based high consensus, matched vote patterns).
+- "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4 and
+  Appendix D (high consensus, probability-based high consensus, matched vote patterns).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
@@ -37,7 +38,7 @@ __all__ = [
     "keep_count",
 ]
 
-#: Retention levels of METHODS §6: keep the lowest-risk ceil(rho * n) items.
+#: Retention levels of Methods reference §6: keep the lowest-risk ceil(rho * n) items.
 RETENTION_FRACTIONS: tuple[float, ...] = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5)
 
 _EPS = 1e-9  # guards ">= threshold" and ceil(rho * n) against binary rounding of 0.8, 0.7, ...
@@ -63,7 +64,7 @@ def _as_errors(errors, name: str = "errors") -> pd.Series:
     return pd.Series(numeric.astype(np.int8), index=s.index, name=s.name)
 
 
-def align_scores(scores, errors) -> tuple[pd.Series, pd.Series]:
+def align_scores(scores: npt.ArrayLike, errors: npt.ArrayLike) -> tuple[pd.Series, pd.Series]:
     """Align ``scores`` to the index of ``errors``; raise on missing items or non-finite scores."""
     err = _as_errors(errors)
     if isinstance(scores, pd.Series) and isinstance(errors, pd.Series):
@@ -85,7 +86,7 @@ def align_scores(scores, errors) -> tuple[pd.Series, pd.Series]:
     return sc, err
 
 
-def auroc(scores, errors) -> float:
+def auroc(scores: npt.ArrayLike, errors: npt.ArrayLike) -> float:
     """AUROC of a risk score for panel errors (positive class = error).
 
     Parameters
@@ -113,7 +114,7 @@ def auroc(scores, errors) -> float:
     return float(roc_auc_score(err.to_numpy(), sc.to_numpy()))
 
 
-def auroc_table(scores: pd.DataFrame, errors) -> pd.Series:
+def auroc_table(scores: pd.DataFrame, errors: npt.ArrayLike) -> pd.Series:
     """AUROC for errors of several risk scores at once (one per column of ``scores``).
 
     Parameters
@@ -193,7 +194,9 @@ def vote_patterns(votes: pd.DataFrame) -> pd.Series:
     return pd.Series(labels[group], index=votes.index, name="pattern")
 
 
-def matched_vote_groups(votes: pd.DataFrame, errors, scores=None) -> pd.DataFrame:
+def matched_vote_groups(
+    votes: pd.DataFrame, errors: npt.ArrayLike, scores: npt.ArrayLike | None = None
+) -> pd.DataFrame:
     """Group items by their exact original-condition vote vector (judge by judge).
 
     Parameters
@@ -251,7 +254,7 @@ def _group_u_statistics(scores, err: pd.Series, group: np.ndarray, n_groups: int
     return rank_sum - n_pos * (n_pos + 1.0) / 2.0
 
 
-def matched_vote_auroc(scores, errors, votes: pd.DataFrame) -> float:
+def matched_vote_auroc(scores: npt.ArrayLike, errors: npt.ArrayLike, votes: pd.DataFrame) -> float:
     """Matched-vote AUROC: within-pattern AUROC, weighted by error/non-error pairs.
 
     Parameters
@@ -283,7 +286,7 @@ def matched_vote_auroc(scores, errors, votes: pd.DataFrame) -> float:
 
     References
     ----------
-    .. [1] Instance-Level Reliability of LLM-as-a-Judge, Appendix D ("matched vote patterns").
+    - Instance-Level Reliability of LLM-as-a-Judge, Appendix D ("matched vote patterns").
     """
     err = _as_errors(errors)
     missing = err.index.difference(votes.index)
@@ -302,7 +305,7 @@ def matched_vote_auroc(scores, errors, votes: pd.DataFrame) -> float:
     return float(u_stat[weight > 0].sum() / total)
 
 
-def matched_vote_mask(votes: pd.DataFrame, errors) -> pd.Series:
+def matched_vote_mask(votes: pd.DataFrame, errors: npt.ArrayLike) -> pd.Series:
     """Boolean mask by item: the item's vote pattern holds both errors and non-errors."""
     err = _as_errors(errors)
     _, group = _pattern_codes(votes.reindex(err.index))
@@ -359,7 +362,7 @@ def high_consensus(votes: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
     return (share >= threshold - _EPS).rename("high_consensus")
 
 
-def probability_high_consensus(probs, threshold: float = 0.8) -> pd.Series:
+def probability_high_consensus(probs: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
     """Probability-based high consensus: max(p̄, 1 − p̄) of the panel mean is at least ``threshold``.
 
     Parameters
@@ -394,7 +397,7 @@ def keep_count(fraction: float, n: int) -> int:
     return min(n, max(0, math.ceil(fraction * n - _EPS)))
 
 
-def accuracy_of_kept(risk, errors, fraction: float) -> float:
+def accuracy_of_kept(risk: npt.ArrayLike, errors: npt.ArrayLike, fraction: float) -> float:
     """Accuracy of the lowest-risk ⌈fraction · n⌉ items.
 
     Parameters
@@ -425,7 +428,9 @@ def accuracy_of_kept(risk, errors, fraction: float) -> float:
     return float(1.0 - kept.mean())
 
 
-def retention_table(risk, errors, fractions: Sequence[float] = RETENTION_FRACTIONS) -> pd.DataFrame:
+def retention_table(
+    risk: npt.ArrayLike, errors: npt.ArrayLike, fractions: Sequence[float] = RETENTION_FRACTIONS
+) -> pd.DataFrame:
     """Accuracy when keeping the lowest-risk share ρ of items, for each ρ, and its gain over ρ = 1.
 
     Returns

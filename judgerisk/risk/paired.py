@@ -21,27 +21,28 @@ with one latent-measurement-model fit per seed reused by all of them.
 
 References
 ----------
-.. [1] B. Efron and R. Tibshirani, *An Introduction to the Bootstrap*, 1993 (paired bootstrap,
-   percentile interval).
-.. [2] "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4
-   and Appendix D (AUROC on all, high-consensus and matched-vote items).
+- B. Efron and R. Tibshirani, *An Introduction to the Bootstrap*, 1993 (paired bootstrap,
+  percentile interval).
+- "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4
+  and Appendix D (AUROC on all, high-consensus and matched-vote items).
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.panel import PanelError
-from judgerisk.risk.analysis import _context
-from judgerisk.risk.baselines import BASELINES, _baseline_table
+from judgerisk.risk.analysis import RiskContext, risk_context
 from judgerisk.risk.metrics import vote_patterns
+from judgerisk.risk.registry import BASELINES, risk_score_table
 from judgerisk.risk.signals import combine_scur, scur_scores
 from judgerisk.splits import split_items
 
@@ -89,7 +90,11 @@ _FAMILY_COLUMNS = ("z_S_order", "z_S_rubric")
 
 # --------------------------------------------------------------------------- pooled scores
 def _seed_table(
-    ctx, seed: int, baselines: Sequence[str], options: Mapping[str, dict], ablation: bool
+    ctx: RiskContext,
+    seed: int,
+    baselines: Sequence[str],
+    options: Mapping[str, dict],
+    ablation: bool,
 ) -> pd.DataFrame:
     """One seed's percentile ranks of every score, for its evaluation items.
 
@@ -117,7 +122,7 @@ def _seed_table(
             cols[f"{name}: {c}"] = alt_scored[c]
     table = pd.DataFrame(cols).reindex(ctx.items).rank(pct=True)
     if baselines:
-        b = _baseline_table(ctx.probs, ctx.votes, fit_idx, ctx.items, list(baselines))
+        b = risk_score_table(ctx.probs, ctx.votes, fit_idx, ctx.items, list(baselines))
         table = table.join(pd.DataFrame(b, index=ctx.items).rank(pct=True))
     return table.loc[eval_idx]
 
@@ -192,7 +197,7 @@ def pooled_scores(
     bad = [m for m in baselines if m not in BASELINES]
     if bad:
         raise ValueError(f"unknown baseline(s) {bad}; choose from {list(BASELINES)}")
-    ctx = _context(
+    ctx = risk_context(
         panel,
         aggregator,
         aggregator_options,
@@ -202,6 +207,7 @@ def pooled_scores(
         prob_threshold,
         scur_options,
     )
+    assert ctx.errors is not None  # fitted on all items: one error label per item
     tables = [_seed_table(ctx, s, tuple(baselines), dict(options or {}), ablation) for s in seeds]
     stacked = pd.concat(tables)
     grouped = stacked.groupby(level=0, sort=True)
@@ -271,7 +277,12 @@ def _check_inputs(scores, errors, groups) -> tuple[np.ndarray, np.ndarray]:
     return s, e.astype(np.int8)
 
 
-def weighted_auroc(scores, errors, weights=None, groups=None) -> float:
+def weighted_auroc(
+    scores: npt.ArrayLike,
+    errors: npt.ArrayLike,
+    weights: npt.ArrayLike | None = None,
+    groups: npt.ArrayLike | None = None,
+) -> float:
     """AUROC for errors with item weights, optionally only over pairs within the same group.
 
     Parameters
@@ -333,10 +344,10 @@ def verdict(low: float, high: float) -> str:
 
 
 def paired_auroc_difference(
-    score_a,
-    score_b,
-    errors,
-    groups=None,
+    score_a: npt.ArrayLike,
+    score_b: npt.ArrayLike,
+    errors: npt.ArrayLike,
+    groups: npt.ArrayLike | None = None,
     *,
     n_boot: int = 2000,
     level: float = 0.95,
@@ -446,7 +457,7 @@ def _difference(auroc_a, auroc_b, num_diff, den, e, groups, level) -> PairedDiff
     )
 
 
-def _subset_rows(pooled: pd.DataFrame, subset: str) -> tuple[pd.DataFrame, object]:
+def _subset_rows(pooled: pd.DataFrame, subset: str) -> tuple[pd.DataFrame, np.ndarray | None]:
     if subset == "all":
         return pooled, None
     if subset in ("hc", "prob_hc"):
@@ -517,7 +528,7 @@ def compare_pairs(
                         cache[col] = value
                 stats[col] = cache[col] if key else value
             with warnings.catch_warnings():  # resamples left out: reported as n_boot below
-                warnings.filterwarnings("ignore", "bootstrap resamples had no", UserWarning)
+                warnings.filterwarnings("ignore", ".*bootstrap resamples had no", UserWarning)
                 d = _difference(
                     stats[a][0],
                     stats[b][0],
@@ -611,7 +622,7 @@ def format_interval(diff: float, low: float, high: float) -> str:
     return f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
-def interval_table(table: pd.DataFrame, label=str) -> pd.DataFrame:
+def interval_table(table: pd.DataFrame, label: Callable[[str], str] = str) -> pd.DataFrame:
     """A :func:`compare_scores` table as text, method x subset: ``"diff [low, high]"``.
 
     Parameters
@@ -637,7 +648,9 @@ def best_rows(table: pd.DataFrame) -> pd.DataFrame:
     return table.loc[idx].set_index("subset")
 
 
-def comparison_sentences(table: pd.DataFrame, reference: str = "SCUR", label=str) -> list[str]:
+def comparison_sentences(
+    table: pd.DataFrame, reference: str = "SCUR", label: Callable[[str], str] = str
+) -> list[str]:
     """One sentence per subset: the reference against its strongest competitor, by the rule.
 
     Parameters

@@ -9,7 +9,7 @@ score (SCUR and the baselines), over seeds.
 References
 ----------
 "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", Section 4,
-Figure 5 (retention across aggregation rules); METHODS.md §6 ("Retention").
+Figure 5 (retention across aggregation rules); Methods reference §6 ("Retention").
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._progress import progress_bar
@@ -25,6 +26,7 @@ from judgerisk.panel import validate_panel
 from judgerisk.risk.analysis import METHODS, aggregate_errors, risk_table
 from judgerisk.risk.metrics import RETENTION_FRACTIONS, align_scores, keep_count, retention_table
 from judgerisk.splits import split_items
+from judgerisk.validation import tie_blocks
 
 __all__ = [
     "RHOS",
@@ -34,13 +36,13 @@ __all__ = [
     "gains_at",
 ]
 
-#: Kept fractions :math:`\\rho` reported by default (METHODS §6).
+#: Kept fractions :math:`\\rho` reported by default (Methods reference §6).
 RHOS: tuple[float, ...] = RETENTION_FRACTIONS
 _COLUMNS = ["seed", "aggregator", "method", "rho", "n_kept", "accuracy", "gain"]
 
 
 def retention_curve(
-    risk, correct, rhos: Sequence[float] = RHOS, ties: str = "average"
+    risk: npt.ArrayLike, correct: npt.ArrayLike, rhos: Sequence[float] = RHOS, ties: str = "average"
 ) -> pd.DataFrame:
     r"""Accuracy of the lowest-risk :math:`\lceil \rho n \rceil` items and its gain over ρ = 1.
 
@@ -93,9 +95,7 @@ def retention_curve(
     e = err.to_numpy()[order].astype(float)
     cum = np.concatenate([[0.0], np.cumsum(e)])
     # tie blocks of the sorted risks: block start and end for every position
-    new_block = np.concatenate([[True], r[1:] != r[:-1]])
-    starts = np.flatnonzero(new_block)
-    ends = np.append(starts[1:], n)
+    starts, ends = tie_blocks(r)
     n_kept = np.array([keep_count(f, n) for f in rhos])
     blk = np.searchsorted(starts, n_kept - 1, side="right") - 1  # block of the last kept item
     s, t = starts[blk], ends[blk]
@@ -128,9 +128,9 @@ def retention_analysis(
         A panel with ``gold``.
     seeds : iterable of int, default range(5)
         One fit / reference / evaluation split per seed (:func:`judgerisk.splits.split_items`).
-    aggregators : sequence of str, default all five
+    aggregators : sequence of str, default every registered aggregator
         Names of :data:`judgerisk.aggregators.aggregate.AGGREGATORS`.
-    methods : sequence of str, default ``("scur", "pe", "ve", "msp", "ds_entropy")``
+    methods : sequence of str, default SCUR and every registered baseline
         Risk scores (:data:`judgerisk.risk.analysis.METHODS`).
     rhos : sequence of float
         Kept fractions.

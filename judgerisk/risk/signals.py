@@ -59,7 +59,7 @@ u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf") -> ScurResult
 
 References
 ----------
-METHODS.md §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
+Methods reference §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
 LLM-as-a-Judge" (risk signals U, C, S; reference normalisation; Table 2).
 """
 
@@ -71,11 +71,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy.special import entr
 
 from judgerisk.panel import CONDITIONS, FAMILIES, ORIGINAL, PanelError, validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
+from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
 from judgerisk.splits import split_items
 
 __all__ = [
@@ -94,8 +96,8 @@ __all__ = [
 ]
 
 #: The four raw components, in table order.
-COMPONENTS: tuple[str, ...] = ("U", "C", "S_order", "S_rubric")
-#: Floor of each complement 1 - z in the noisy-OR (METHODS §4).
+COMPONENTS: Sequence[str] = REGISTERED_COMPONENTS
+#: Floor of each complement 1 - z in the noisy-OR (Methods reference §4).
 Z_FLOOR = 1e-12
 _Z_COLUMNS = ("z_U", "z_C", "z_S")
 _SIGNAL_NAMES = {"z_U": "ambiguity U", "z_C": "mismatch C", "z_S": "sensitivity S"}
@@ -103,7 +105,7 @@ _PRED_COLUMNS = ("item", "judge", "condition", "logit", "p", "logit_hat", "p_hat
 
 
 # --------------------------------------------------------------------------- helpers
-def binary_entropy(p, base: float = 2.0) -> np.ndarray:
+def binary_entropy(p: npt.ArrayLike, base: float = 2.0) -> np.ndarray:
     """Binary entropy :math:`H(p) = -[p \\log p + (1-p) \\log(1-p)]`, with ``0 log 0 = 0``.
 
     Parameters
@@ -163,8 +165,8 @@ def signal_u(predictions: pd.DataFrame, conditions: str = "original") -> pd.Seri
         :meth:`LatentMeasurementModel.predict_loo` output: one row per observed cell with
         ``item, judge, condition, p_hat`` (the leave-one-judge-out prediction).
     conditions : {"original", "all"}, default "original"
-        Average :math:`\\hat p_{ijc}` over the original condition only (METHODS default
-        **[R]**) or over every observed condition.
+        Average :math:`\\hat p_{ijc}` over the original condition only (the default of the
+        book's Methods reference **[R]**) or over every observed condition.
 
     Returns
     -------
@@ -180,7 +182,7 @@ def signal_u(predictions: pd.DataFrame, conditions: str = "original") -> pd.Seri
 
     References
     ----------
-    METHODS.md §4 (U).
+    Methods reference §4 (U).
     """
     _require(predictions, ("item", "condition", "p_hat"), "predictions")
     if conditions not in ("original", "all"):
@@ -193,7 +195,9 @@ def signal_u(predictions: pd.DataFrame, conditions: str = "original") -> pd.Seri
     return pd.Series(binary_entropy(pbar), index=items, name="U")
 
 
-def signal_c(predictions: pd.DataFrame, kind: str = "xent", sigma=None) -> pd.Series:
+def signal_c(
+    predictions: pd.DataFrame, kind: str = "xent", sigma: npt.ArrayLike | None = None
+) -> pd.Series:
     """Mismatch of the judges' responses with the held-out panel structure, :math:`C_i`.
 
     Parameters
@@ -202,7 +206,7 @@ def signal_c(predictions: pd.DataFrame, kind: str = "xent", sigma=None) -> pd.Se
         :meth:`LatentMeasurementModel.predict_loo` output with ``item, judge, p, logit,
         logit_hat`` (``p``/``logit``: the judge's observed canonical response).
     kind : {"xent", "residual"}, default "xent"
-        ``"xent"`` (METHODS default **[R]**): mean cross-entropy of the observed
+        ``"xent"`` (Methods reference default **[R]**): mean cross-entropy of the observed
         probability against the prediction; ``"residual"``: mean squared standardised
         log-odds residual.
     sigma : pandas.Series, optional
@@ -233,7 +237,7 @@ def signal_c(predictions: pd.DataFrame, kind: str = "xent", sigma=None) -> pd.Se
 
     References
     ----------
-    METHODS.md §4 (C).
+    Methods reference §4 (C).
     """
     if kind not in ("xent", "residual"):
         raise ValueError(f"kind must be 'xent' or 'residual', got {kind!r}")
@@ -279,7 +283,9 @@ def _lmm_offsets(lmm, judges: pd.Index, conditions: Sequence[str]) -> tuple[np.n
     return effect, sig
 
 
-def signal_s(panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm=None) -> pd.DataFrame:
+def signal_s(
+    panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm: Any = None
+) -> pd.DataFrame:
     """Dependence of the responses on perturbations, one component per family.
 
     Parameters
@@ -288,7 +294,7 @@ def signal_s(panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm=None) -
         Rows with ``item, judge, condition`` and ``p`` (``kind="prob"``) or ``logit``
         (``kind="debiased"``): a validated panel or ``predict_loo`` output.
     kind : {"prob", "debiased"}, default "prob"
-        ``"prob"`` (METHODS default **[R]**): absolute change of the canonical
+        ``"prob"`` (Methods reference default **[R]**): absolute change of the canonical
         probability; ``"debiased"``: absolute change of the log-odds minus the LMM's
         condition effects, in units of the judge's residual scale.
     lmm : LatentMeasurementModel, optional
@@ -315,7 +321,7 @@ def signal_s(panel_or_predictions: pd.DataFrame, kind: str = "prob", lmm=None) -
 
     References
     ----------
-    METHODS.md §4 (S).
+    Methods reference §4 (S).
     """
     if kind not in ("prob", "debiased"):
         raise ValueError(f"kind must be 'prob' or 'debiased', got {kind!r}")
@@ -379,7 +385,7 @@ def combine_scur(z: pd.DataFrame) -> pd.Series:
 
     References
     ----------
-    METHODS.md §4 (SCUR); the paper's Section 3.3 and its appendix on the 1e-12 floor.
+    Methods reference §4 (SCUR); the paper's Section 3.3 and its appendix on the 1e-12 floor.
     """
     if not isinstance(z, pd.DataFrame):
         raise TypeError(f"z must be a DataFrame with columns among {_Z_COLUMNS}")
@@ -484,7 +490,7 @@ def scur_scores(
     c_kind: str = "xent",
     s_kind: str = "prob",
     u_conditions: str = "original",
-    lmm=None,
+    lmm: Any = None,
     lmm_params: dict | None = None,
     s_norm: str = "ecdf",
 ) -> ScurResult:
@@ -551,7 +557,7 @@ def scur_scores(
 
     References
     ----------
-    METHODS.md §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
+    Methods reference §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
     LLM-as-a-Judge", Section 3 and the cross-fitting appendix.
     """
     for name, val, allowed in (
@@ -695,7 +701,9 @@ def _judge_by_condition(rows: pd.DataFrame, value: str) -> pd.DataFrame:
     return wide.reindex(columns=order).rename_axis(index="judge", columns="condition")
 
 
-def explain(result: ScurResult, item, panel: pd.DataFrame | None = None, threshold: float = 0.9):
+def explain(
+    result: ScurResult, item: Any, panel: pd.DataFrame | None = None, threshold: float = 0.9
+) -> ItemExplanation:
     """The scores of one reference or evaluation item and the responses behind them.
 
     Parameters

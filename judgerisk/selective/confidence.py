@@ -8,25 +8,27 @@ Every function returns a :class:`Signal` ``(score, pred, confidence)``:
 * ``confidence`` — confidence in that verdict, in [0, 1], the input of ECE / AUROC / AUPRC, the
   heuristic selector and Trust-or-Escalate.
 
-Logits are canonical (METHODS §1): ``logit_fwd`` = log P(A) − log P(B) with the answers in
+Logits are canonical (Methods reference §1): ``logit_fwd`` = log P(A) − log P(B) with the answers in
 their original order; ``logit_rev`` = the same quantity for the *original* answer A when the
 judge saw the answers swapped.
 
 References
 ----------
-METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.2, Appendix B.1);
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.2, Appendix B.1);
 Zheng et al. (2023), "Judging LLM-as-a-judge with MT-Bench and Chatbot Arena" (swap-and-aggregate);
 Tian et al. (2023) (verbalized confidence); Wang et al. (2023) (self-consistency).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from judgerisk.selective.metrics import _as_float, as_binary, uncertainty_metrics
+from judgerisk.selective.metrics import uncertainty_metrics
+from judgerisk.validation import as_binary, as_float
 
 __all__ = [
     "Signal",
@@ -79,7 +81,9 @@ def _core(logit_fwd, logit_rev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return -(np.exp(log_p) * log_p + np.exp(log_q) * log_q), log_p, log_q
 
 
-def binary_entropy_from_logits(logit_fwd, logit_rev=None) -> tuple[np.ndarray, np.ndarray]:
+def binary_entropy_from_logits(
+    logit_fwd: npt.ArrayLike, logit_rev: npt.ArrayLike | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Entropy (nats) of :math:`\\bar p = (\\sigma(m_f) + \\sigma(m_r))/2` and :math:`\\bar p`.
 
     Computed in log space from the logits so that confident items keep distinct scores
@@ -94,7 +98,7 @@ def binary_entropy_from_logits(logit_fwd, logit_rev=None) -> tuple[np.ndarray, n
     return score, np.exp(log_p)
 
 
-def bpe(logit_fwd, logit_rev) -> Signal:
+def bpe(logit_fwd: npt.ArrayLike, logit_rev: npt.ArrayLike) -> Signal:
     """Bidirectional Preference Entropy.
 
     Parameters
@@ -114,7 +118,8 @@ def bpe(logit_fwd, logit_rev) -> Signal:
     -----
     .. math::
         p_{fwd} = \\sigma(m_{fwd}),\\quad p_{rev} = \\sigma(m_{rev}),\\quad
-        \\bar p = \\tfrac12 (p_{fwd} + p_{rev}),\\quad
+        \\bar p = \\tfrac12 (p_{fwd} + p_{rev}),
+
         s(x) = -[\\bar p \\ln \\bar p + (1 - \\bar p) \\ln (1 - \\bar p)].
 
     Renaming the answers (A ↔ B) maps ``(logit_fwd, logit_rev)`` to ``(-logit_rev, -logit_fwd)``;
@@ -122,14 +127,14 @@ def bpe(logit_fwd, logit_rev) -> Signal:
 
     References
     ----------
-    SCOPE paper, §2.2 and Appendix B.1 (Eq. for BPE); METHODS.md §7.
+    SCOPE paper, §2.2 and Appendix B.1 (Eq. for BPE); Methods reference §7.
     """
     score, log_p, log_q = _core(logit_fwd, logit_rev)
     pred = (log_p >= log_q).astype(np.int8)
     return Signal(score, pred, np.exp(np.maximum(log_p, log_q)))
 
 
-def predictive_probability(logit) -> Signal:
+def predictive_probability(logit: npt.ArrayLike) -> Signal:
     """Predictive probability: one forward pass, confidence :math:`\\max(p, 1 - p)`.
 
     Parameters
@@ -146,7 +151,7 @@ def predictive_probability(logit) -> Signal:
     return bpe(logit, logit)
 
 
-def swap_and_aggregate(logit_fwd, logit_rev) -> Signal:
+def swap_and_aggregate(logit_fwd: npt.ArrayLike, logit_rev: npt.ArrayLike) -> Signal:
     """Swap-and-aggregate: BPE's verdict with a vote-agreement confidence.
 
     Returns
@@ -158,14 +163,14 @@ def swap_and_aggregate(logit_fwd, logit_rev) -> Signal:
 
     References
     ----------
-    Zheng et al. (2023); SCOPE paper §3 (baselines); METHODS.md §7.
+    Zheng et al. (2023); SCOPE paper §3 (baselines); Methods reference §7.
     """
     sig = bpe(logit_fwd, logit_rev)
     agree = (np.asarray(logit_fwd, float) >= 0) == (np.asarray(logit_rev, float) >= 0)
     return Signal(np.where(agree, 0.0, _LN2), sig.pred, np.where(agree, 1.0, 0.5))
 
 
-def verbalized_confidence(pred, confidence) -> Signal:
+def verbalized_confidence(pred: npt.ArrayLike, confidence: npt.ArrayLike) -> Signal:
     """Verbalized confidence: the judge's own numeric confidence in its greedy verdict.
 
     Parameters
@@ -181,13 +186,13 @@ def verbalized_confidence(pred, confidence) -> Signal:
         ``score`` = 1 − confidence (a monotone uncertainty; not in nats).
     """
     p = as_binary(pred, "pred")
-    c = _as_float(confidence, "confidence", 0.0, 1.0)
+    c = as_float(confidence, "confidence", 0.0, 1.0)
     if c.shape != p.shape:
         raise ValueError(f"pred has {p.size} entries but confidence has {c.size}")
     return Signal(1.0 - c, p, c)
 
 
-def self_consistency(votes) -> Signal:
+def self_consistency(votes: Any) -> Signal:
     """Self-consistency: majority vote of k sampled verdicts (e.g. k = 5 at T = 0.7).
 
     Parameters
@@ -216,9 +221,9 @@ def self_consistency(votes) -> Signal:
 
 
 def compare_uncertainty(
-    logit_fwd,
-    logit_rev,
-    gold,
+    logit_fwd: npt.ArrayLike,
+    logit_rev: npt.ArrayLike,
+    gold: npt.ArrayLike,
     n_bins: int = 10,
     randomize_order: bool = False,
     seed: int = 0,

@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgerisk.panel import LOGIT_CLIP, PanelError, _rows_text, read_table
+from judgerisk.panel import LOGIT_CLIP, PanelError, read_table
+from judgerisk.validation import offending_rows
 
 __all__ = ["SINGLE_JUDGE_COLUMNS", "load_single_judge", "validate_single_judge"]
 
@@ -61,13 +62,13 @@ def validate_single_judge(
     bad = out["item"].isna()
     if bad.any():
         raise PanelError(
-            f"{source}: column 'item' has missing ids; {_rows_text(out, bad, ['item'])}"
+            f"{source}: column 'item' has missing ids; {offending_rows(out, bad, ['item'])}"
         )
     dup = out["item"].duplicated(keep=False)
     if dup.any():
         raise PanelError(
             f"{source}: column 'item' must be unique (one row per item); "
-            f"{_rows_text(out, dup, ['item'])}"
+            f"{offending_rows(out, dup, ['item'])}"
         )
     for col in ("logit_fwd", "logit_rev"):
         values = pd.to_numeric(out[col], errors="coerce")
@@ -75,7 +76,7 @@ def validate_single_judge(
         if bad.any():
             raise PanelError(
                 f"{source}: column {col!r} must hold finite numbers; "
-                f"{_rows_text(out, bad, ['item', col])}"
+                f"{offending_rows(out, bad, ['item', col])}"
             )
         out[col] = np.clip(values.to_numpy(dtype=np.float64), -LOGIT_CLIP, LOGIT_CLIP)
     if "gold" in out.columns:
@@ -85,7 +86,7 @@ def validate_single_judge(
             bad &= gold.notna().to_numpy(bool)
         if bad.any():
             raise PanelError(
-                f"{source}: column 'gold' must be 'A' or 'B'; {_rows_text(out, bad, ['item', 'gold'])}"
+                f"{source}: column 'gold' must be 'A' or 'B'; {offending_rows(out, bad, ['item', 'gold'])}"
             )
         out["gold"] = gold.astype(object).where(gold.notna(), None)
     elif require_gold:

@@ -1,4 +1,4 @@
-"""Metrics for single-judge uncertainty and selective judging (METHODS §7).
+"""Metrics for single-judge uncertainty and selective judging (Methods reference §7).
 
 Two families:
 
@@ -10,7 +10,7 @@ Two families:
 
 References
 ----------
-METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (Appendix B.2);
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (Appendix B.2);
 Naeini, Cooper & Hauskrecht (2015), "Obtaining well calibrated probabilities using Bayesian
 binning" (ECE).
 """
@@ -20,8 +20,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from sklearn.metrics import average_precision_score, roc_auc_score
+
+from judgerisk.validation import as_binary, as_bool, as_float
 
 __all__ = [
     "as_binary",
@@ -37,48 +40,7 @@ __all__ = [
 ]
 
 
-def _bad(values: np.ndarray, mask: np.ndarray) -> str:
-    rows = np.flatnonzero(mask)
-    shown = ", ".join(f"{r}: {values[r]!r}" for r in rows[:10])
-    more = f" (+{rows.size - 10} more)" if rows.size > 10 else ""
-    return f"rows {shown}{more}"
-
-
-def as_binary(values, name: str = "labels") -> np.ndarray:
-    """Coerce labels to an ``int8`` array with 1 = answer A, 0 = answer B.
-
-    Parameters
-    ----------
-    values : array-like
-        ``"A"`` / ``"B"`` strings, booleans, or the integers 0 / 1.
-    name : str
-        Name used in error messages.
-
-    Returns
-    -------
-    numpy.ndarray of int8
-
-    Raises
-    ------
-    ValueError
-        Naming up to ten offending positions when a value is none of the above.
-    """
-    arr = np.asarray(values.to_numpy() if isinstance(values, pd.Series) else values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype.kind in "biuf":
-        num = arr.astype(np.float64)
-        bad = ~((num == 0) | (num == 1))
-        out = np.where(bad, -1, num).astype(np.int8)
-    else:
-        out = np.where(arr == "A", 1, np.where(arr == "B", 0, -1)).astype(np.int8)
-        bad = out < 0
-    if bad.any():
-        raise ValueError(f"{name} must be 'A'/'B' or 0/1; bad values at {_bad(arr, bad)}")
-    return out
-
-
-def errors_of(preds, gold) -> np.ndarray:
+def errors_of(preds: npt.ArrayLike, gold: npt.ArrayLike) -> np.ndarray:
     """Error indicators :math:`E_i = 1[\\hat y_i \\ne y^*_i]` as a boolean array.
 
     Parameters
@@ -96,35 +58,9 @@ def errors_of(preds, gold) -> np.ndarray:
     return p != g
 
 
-def _as_float(values, name: str, lo: float | None = None, hi: float | None = None) -> np.ndarray:
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    bad = ~np.isfinite(arr)
-    if lo is not None:
-        bad |= arr < lo
-    if hi is not None:
-        bad |= arr > hi
-    if bad.any():
-        rng = "" if lo is None else f" in [{lo}, {hi}]"
-        raise ValueError(f"{name} must be finite{rng}; bad values at {_bad(arr, bad)}")
-    return arr
-
-
-def _as_bool(values, name: str) -> np.ndarray:
-    arr = np.asarray(values)
-    if arr.dtype == bool:
-        return arr
-    num = np.asarray(arr, dtype=np.float64)
-    bad = ~((num == 0) | (num == 1))
-    if bad.any():
-        raise ValueError(f"{name} must be boolean or 0/1; bad values at {_bad(num, bad)}")
-    return num.astype(bool)
-
-
 def _pair(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
-    c = _as_float(confidence, "confidence", 0.0, 1.0)
-    y = _as_bool(correct, "correct")
+    c = as_float(confidence, "confidence", 0.0, 1.0)
+    y = as_bool(correct, "correct")
     if c.shape != y.shape:
         raise ValueError(f"confidence has {c.size} entries but correct has {y.size}")
     if c.size == 0:
@@ -132,7 +68,7 @@ def _pair(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
     return c, y
 
 
-def accuracy(preds, gold) -> float:
+def accuracy(preds: npt.ArrayLike, gold: npt.ArrayLike) -> float:
     """Share of verdicts equal to the gold label, :math:`\\frac1N\\sum_i 1[\\hat y_i = y^*_i]`."""
     return float(1.0 - errors_of(preds, gold).mean())
 
@@ -142,7 +78,9 @@ def _bin_index(c: np.ndarray, n_bins: int) -> np.ndarray:
     return np.clip(np.ceil(c * n_bins).astype(np.intp) - 1, 0, n_bins - 1)
 
 
-def reliability_table(confidence, correct, n_bins: int = 10) -> pd.DataFrame:
+def reliability_table(
+    confidence: npt.ArrayLike, correct: npt.ArrayLike, n_bins: int = 10
+) -> pd.DataFrame:
     """Per-bin mean confidence and accuracy for a reliability diagram.
 
     Parameters
@@ -182,7 +120,7 @@ def reliability_table(confidence, correct, n_bins: int = 10) -> pd.DataFrame:
     )
 
 
-def ece(confidence, correct, n_bins: int = 10) -> float:
+def ece(confidence: npt.ArrayLike, correct: npt.ArrayLike, n_bins: int = 10) -> float:
     """Expected calibration error with equal-width bins.
 
     Parameters
@@ -190,7 +128,7 @@ def ece(confidence, correct, n_bins: int = 10) -> float:
     confidence : array-like of float in [0, 1]
     correct : array-like of bool
     n_bins : int, default 10
-        10 bins by default (METHODS §7); 15 is the other common choice.
+        10 bins by default (Methods reference §7); 15 is the other common choice.
 
     Returns
     -------
@@ -221,7 +159,7 @@ def _one_class(y: np.ndarray, what: str) -> bool:
     return False
 
 
-def auroc_correct(confidence, correct) -> float:
+def auroc_correct(confidence: npt.ArrayLike, correct: npt.ArrayLike) -> float:
     """AUROC of the confidence for correctness (``sklearn.metrics.roc_auc_score``).
 
     Returns NaN with a warning when only one class is present.
@@ -230,7 +168,7 @@ def auroc_correct(confidence, correct) -> float:
     return float("nan") if _one_class(y, "AUROC") else float(roc_auc_score(y, c))
 
 
-def auprc_correct(confidence, correct) -> float:
+def auprc_correct(confidence: npt.ArrayLike, correct: npt.ArrayLike) -> float:
     """AUPRC (average precision) of the confidence for correctness.
 
     Uses ``sklearn.metrics.average_precision_score`` with "verdict right" as the positive class.
@@ -240,28 +178,30 @@ def auprc_correct(confidence, correct) -> float:
     return float("nan") if _one_class(y, "AUPRC") else float(average_precision_score(y, c))
 
 
-def coverage(accepted) -> float:
+def coverage(accepted: npt.ArrayLike) -> float:
     """Share of items accepted, :math:`\\frac1n\\sum_i S_i`."""
-    a = _as_bool(accepted, "accepted")
+    a = as_bool(accepted, "accepted")
     if a.size == 0:
         raise ValueError("accepted is empty")
     return float(a.mean())
 
 
-def fdp(accepted, errors) -> float:
+def fdp(accepted: npt.ArrayLike, errors: npt.ArrayLike) -> float:
     """False-discovery proportion of a selection (0 when nothing is accepted).
 
     Notes
     -----
     .. math:: \\mathrm{FDP} = \\frac{\\sum_i S_i E_i}{\\max(1, \\sum_i S_i)}
     """
-    a, e = _as_bool(accepted, "accepted"), _as_bool(errors, "errors")
+    a, e = as_bool(accepted, "accepted"), as_bool(errors, "errors")
     if a.shape != e.shape:
         raise ValueError(f"accepted has {a.size} entries but errors has {e.size}")
     return float((a & e).sum() / max(1, int(a.sum())))
 
 
-def uncertainty_metrics(preds, gold, confidence, n_bins: int = 10) -> dict[str, float]:
+def uncertainty_metrics(
+    preds: npt.ArrayLike, gold: npt.ArrayLike, confidence: npt.ArrayLike, n_bins: int = 10
+) -> dict[str, float]:
     """Accuracy, ECE, AUROC and AUPRC of one confidence signal (a Table-1 row).
 
     Parameters

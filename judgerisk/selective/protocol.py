@@ -1,4 +1,4 @@
-"""The repeated-split protocol for selective judging (METHODS §7).
+"""The repeated-split protocol for selective judging (Methods reference §7).
 
 ``split_protocol`` draws ``n_splits`` random calibration / test splits of one labelled set,
 calibrates every selector on each calibration half and reports coverage and FDP on the test
@@ -23,7 +23,7 @@ method           needs                 accepts a test item iff
 
 References
 ----------
-METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§3, Table 3,
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§3, Table 3,
 Figure 2, Appendix B.3.4: 1,000 random 50/50 calibration–test splits).
 """
 
@@ -31,21 +31,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._progress import progress_bar
-from judgerisk.selective.metrics import _as_float, errors_of
+from judgerisk.selective.metrics import errors_of
 from judgerisk.selective.scope import (
     SELECTORS,
-    _check_alpha,
-    _toe_max_errors,
     naive_feasible,
     scope_feasible,
     toe_certified,
     toe_grid,
+    toe_max_errors,
 )
+from judgerisk.validation import as_float, check_alpha, tie_blocks
 
 __all__ = [
     "ALPHAS",
@@ -213,10 +215,9 @@ class _ThresholdMethods:
         self.order = np.argsort(score, kind="stable")
         self.v = score[self.order]
         self.err = errors[self.order]
-        block_end = np.r_[self.v[1:] != self.v[:-1], True]
-        self.ties = not block_end.all()
-        ends = np.flatnonzero(block_end) + 1  # positions in the padded cumsum
-        self.end = ends[np.cumsum(np.r_[0, block_end[:-1]])]  # padded end of each item's block
+        starts, stops = tie_blocks(self.v)  # stops = positions in the padded cumsum
+        self.ties = stops.size < self.v.size
+        self.end = np.repeat(stops, stops - starts)  # padded end of each item's block
         self.cum_err = np.r_[0, np.cumsum(self.err)]
         self.dtype = _count_dtype(n_cal)
         self.tables = {
@@ -323,7 +324,7 @@ class _ToE:
         self.pos = np.searchsorted(g_sorted, np.arange(self.run_start.size), side="right")
         cum_err = np.r_[0, np.cumsum(errors[np.argsort(g, kind="stable")])]
         self.test_all = (g.size - self.pos, cum_err[-1] - cum_err[self.pos])
-        self.kmax = [_toe_max_errors(int(n_cal), float(a), float(delta)) for a in alphas]
+        self.kmax = [toe_max_errors(int(n_cal), float(a), float(delta)) for a in alphas]
         self.min_accepted = min_accepted
         self.dtype = _count_dtype(n_cal)
 
@@ -426,7 +427,14 @@ def _vectorised_protocol(
     return {m: [_result(*arr, n_test) for arr in cols] for m, cols in acc.items()}
 
 
-def toe_threshold_loop(confidence, errors, alpha, delta=0.1, n_grid=5000, min_accepted=30):
+def toe_threshold_loop(
+    confidence: npt.ArrayLike,
+    errors: npt.ArrayLike,
+    alpha: float,
+    delta: float = 0.1,
+    n_grid: int = 5000,
+    min_accepted: int = 30,
+) -> Any:
     """Reference Trust-or-Escalate: a plain Python loop down the threshold grid.
 
     Same result as :func:`judgerisk.selective.scope.toe_threshold`; used by the equality tests and the
@@ -475,11 +483,11 @@ def _loop_protocol(
 
 
 def split_protocol(
-    uncertainty=None,
-    preds=None,
-    gold=None,
+    uncertainty: npt.ArrayLike | None = None,
+    preds: npt.ArrayLike | None = None,
+    gold: npt.ArrayLike | None = None,
     *,
-    confidence=None,
+    confidence: npt.ArrayLike | None = None,
     alphas: Sequence[float] = ALPHAS,
     methods: Sequence[str] | None = None,
     n_splits: int = 1000,
@@ -547,7 +555,7 @@ def split_protocol(
     inputs = {}
     for name, val in (("uncertainty", uncertainty), ("confidence", confidence)):
         if val is not None:
-            arr = _as_float(val, name, *((0.0, 1.0) if name == "confidence" else (None, None)))
+            arr = as_float(val, name, *((0.0, 1.0) if name == "confidence" else (None, None)))
             if arr.size != n:
                 raise ValueError(f"{name} has {arr.size} entries but preds/gold have {n}")
             inputs[name] = arr
@@ -559,7 +567,7 @@ def split_protocol(
             raise ValueError(f"unknown method {m!r}; choose from {METHODS}")
         if _NEEDS[m] is not None and _NEEDS[m] not in inputs:
             raise ValueError(f"method {m!r} needs {_NEEDS[m]}=...; it was not given")
-    alphas = tuple(_check_alpha(a) for a in alphas)
+    alphas = tuple(check_alpha(a) for a in alphas)
     if loop:
         cal = split_masks(n, n_splits, cal_frac, seed)
         res = _loop_protocol(

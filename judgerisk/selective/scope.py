@@ -15,7 +15,7 @@ so that :mod:`judgerisk.selective.protocol` applies exactly the same arithmetic 
 
 References
 ----------
-METHODS.md §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3, Eqs. 5–6,
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3, Eqs. 5–6,
 Appendix D.2); Jung et al. (2025), "Trust or Escalate: LLM Judges with Provable Guarantees for
 Human Agreement"; Clopper & Pearson (1934); Bauer (1991) (fixed-sequence testing).
 """
@@ -23,13 +23,16 @@ Human Agreement"; Clopper & Pearson (1934); Bauer (1991) (fixed-sequence testing
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from scipy.stats import beta, binom, norm
 
-from judgerisk.selective.metrics import _as_bool, _as_float
+from judgerisk.validation import as_bool, as_float, check_alpha, tie_blocks
 
 __all__ = [
+    "toe_max_errors",
     "FEASIBILITY_EPS",
     "scope_threshold",
     "naive_threshold",
@@ -52,27 +55,20 @@ __all__ = [
 FEASIBILITY_EPS = 1e-9
 
 
-def _check_alpha(alpha: float) -> float:
-    a = float(alpha)
-    if not 0.0 < a < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    return a
-
-
 def _scores_errors(scores, errors, name: str = "scores") -> tuple[np.ndarray, np.ndarray]:
-    s = _as_float(scores, name)
-    e = _as_bool(errors, "errors")
+    s = as_float(scores, name)
+    e = as_bool(errors, "errors")
     if s.shape != e.shape:
         raise ValueError(f"{name} has {s.size} entries but errors has {e.size}")
     return s, e
 
 
-def scope_feasible(n_err, n_acc, alpha: float):
+def scope_feasible(n_err: np.ndarray | int, n_acc: np.ndarray | int, alpha: float) -> Any:
     """SCOPE's constraint :math:`\\sum S (E - \\alpha) = n_{err} - \\alpha n_{acc} \\le -1`."""
     return n_err + 1 <= alpha * n_acc + FEASIBILITY_EPS
 
 
-def naive_feasible(n_err, n_acc, alpha: float):
+def naive_feasible(n_err: np.ndarray | int, n_acc: np.ndarray | int, alpha: float) -> Any:
     """Empirical FDR :math:`n_{err} / n_{acc} \\le \\alpha` with at least one accepted item."""
     return (n_acc > 0) & (n_err <= alpha * n_acc + FEASIBILITY_EPS)
 
@@ -83,14 +79,14 @@ def _block_threshold(scores, errors, alpha: float, rule) -> float:
         return -np.inf
     order = np.argsort(s, kind="stable")
     ss, ee = s[order], e[order]
-    ends = np.flatnonzero(np.r_[ss[1:] != ss[:-1], True])  # last index of each tie block
+    ends = tie_blocks(ss)[1] - 1  # last index of each tie block
     n_acc = ends + 1
     n_err = np.cumsum(ee)[ends]
     ok = rule(n_err, n_acc, alpha)
     return float(ss[ends[np.flatnonzero(ok)[-1]]]) if ok.any() else -np.inf
 
 
-def scope_threshold(scores, errors, alpha: float) -> float:
+def scope_threshold(scores: npt.ArrayLike, errors: npt.ArrayLike, alpha: float) -> float:
     """SCOPE's calibrated threshold :math:`\\hat\\lambda` (``-inf`` when infeasible).
 
     Parameters
@@ -122,21 +118,21 @@ def scope_threshold(scores, errors, alpha: float) -> float:
 
     References
     ----------
-    SCOPE paper, §2.3 (Eqs. 5–6); METHODS.md §7.
+    SCOPE paper, §2.3 (Eqs. 5–6); Methods reference §7.
     """
-    return _block_threshold(scores, errors, _check_alpha(alpha), scope_feasible)
+    return _block_threshold(scores, errors, check_alpha(alpha), scope_feasible)
 
 
-def naive_threshold(scores, errors, alpha: float) -> float:
+def naive_threshold(scores: npt.ArrayLike, errors: npt.ArrayLike, alpha: float) -> float:
     """The naive selector's threshold: largest block end with empirical FDR <= alpha.
 
     Same tie handling as :func:`scope_threshold`, without the finite-sample ``-1``:
     :math:`\\sum S E / \\sum S \\le \\alpha`. ``-inf`` when no threshold qualifies.
     """
-    return _block_threshold(scores, errors, _check_alpha(alpha), naive_feasible)
+    return _block_threshold(scores, errors, check_alpha(alpha), naive_feasible)
 
 
-def clopper_pearson_upper(k, n, delta: float = 0.1):
+def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, delta: float = 0.1) -> Any:
     """One-sided Clopper–Pearson upper confidence bound at level :math:`1 - \\delta`.
 
     .. math:: U(k, n) = \\mathrm{Beta}^{-1}(1 - \\delta;\\ k + 1,\\ n - k),\\quad U(n, n) = 1.
@@ -151,14 +147,14 @@ def clopper_pearson_upper(k, n, delta: float = 0.1):
     return np.where(k >= n, 1.0, u)
 
 
-def toe_certified(n_err, n_acc, alpha: float, delta: float):
+def toe_certified(n_err: npt.ArrayLike, n_acc: npt.ArrayLike, alpha: float, delta: float) -> Any:
     """Whether a threshold is certified: :math:`P(\\mathrm{Bin}(n_{acc}, \\alpha) \\le n_{err})
     \\le \\delta` (equivalently :math:`U_{CP}(n_{err}, n_{acc}) \\le \\alpha`)."""
     return binom.cdf(n_err, n_acc, alpha) <= delta
 
 
 @lru_cache(maxsize=64)
-def _toe_max_errors(n_max: int, alpha: float, delta: float) -> np.ndarray:
+def toe_max_errors(n_max: int, alpha: float, delta: float) -> np.ndarray:
     """For n = 0..n_max, the largest error count that is still certified (-1 if none).
 
     Starts from the normal approximation of the binomial ``delta``-quantile and walks each
@@ -194,8 +190,8 @@ def toe_grid(n_grid: int = 5000) -> np.ndarray:
 
 
 def toe_threshold(
-    confidence,
-    errors,
+    confidence: npt.ArrayLike,
+    errors: npt.ArrayLike,
     alpha: float,
     delta: float = 0.1,
     n_grid: int = 5000,
@@ -233,17 +229,17 @@ def toe_threshold(
 
     References
     ----------
-    Jung et al. (2025); SCOPE paper Appendix D.2; METHODS.md §7.
+    Jung et al. (2025); SCOPE paper Appendix D.2; Methods reference §7.
     """
     c, e = _scores_errors(confidence, errors, "confidence")
-    alpha = _check_alpha(alpha)
+    alpha = check_alpha(alpha)
     grid = toe_grid(n_grid)
     # number of grid points <= c: an item is accepted at grid index j iff j < g
     g = np.searchsorted(grid, c, side="right")
     n_acc = np.cumsum(np.bincount(g, minlength=grid.size + 1)[::-1])[::-1][1:]
     n_err = np.cumsum(np.bincount(g, weights=e, minlength=grid.size + 1)[::-1])[::-1][1:]
     kept = n_acc >= min_accepted
-    kmax = _toe_max_errors(int(c.size), alpha, float(delta))
+    kmax = toe_max_errors(int(c.size), alpha, float(delta))
     fail = kept & (n_err > kmax[n_acc])
     top = np.flatnonzero(kept)
     if top.size == 0:
@@ -271,7 +267,7 @@ class _Selector:
         """Boolean acceptance mask for new items (``values`` of the selector's input kind)."""
         if not hasattr(self, "threshold_"):
             raise RuntimeError(f"{type(self).__name__} is not calibrated; call calibrate() first")
-        v = _as_float(values, self.input_kind)
+        v = as_float(values, self.input_kind)
         if self.input_kind == "uncertainty":
             return v <= self.threshold_
         return v >= self.threshold_
@@ -306,7 +302,7 @@ class Scope(_Selector):
     True
     """
 
-    def calibrate(self, scores, errors) -> Scope:
+    def calibrate(self, scores: npt.ArrayLike, errors: npt.ArrayLike) -> Scope:
         """Fit :math:`\\hat\\lambda` on labelled calibration items (uncertainty scores)."""
         s, e = _scores_errors(scores, errors)
         self.threshold_ = scope_threshold(s, e, self.alpha)
@@ -318,7 +314,7 @@ class Scope(_Selector):
 class Naive(_Selector):
     """Largest threshold whose empirical calibration FDR is <= alpha (no finite-sample term)."""
 
-    def calibrate(self, scores, errors) -> Naive:
+    def calibrate(self, scores: npt.ArrayLike, errors: npt.ArrayLike) -> Naive:
         """Fit the threshold on calibration uncertainty scores and errors."""
         s, e = _scores_errors(scores, errors)
         self.threshold_ = naive_threshold(s, e, self.alpha)
@@ -332,9 +328,11 @@ class Heuristic(_Selector):
 
     input_kind = "confidence"
 
-    def calibrate(self, confidence=None, errors=None) -> Heuristic:
+    def calibrate(
+        self, confidence: npt.ArrayLike | None = None, errors: npt.ArrayLike | None = None
+    ) -> Heuristic:
         """No calibration: ``threshold_ = 1 - alpha``."""
-        self.threshold_ = 1.0 - _check_alpha(self.alpha)
+        self.threshold_ = 1.0 - check_alpha(self.alpha)
         return self
 
 
@@ -343,7 +341,9 @@ class Vanilla(_Selector):
 
     input_kind = "confidence"
 
-    def calibrate(self, values=None, errors=None) -> Vanilla:
+    def calibrate(
+        self, values: npt.ArrayLike | None = None, errors: npt.ArrayLike | None = None
+    ) -> Vanilla:
         """No calibration: ``threshold_ = -inf``."""
         self.threshold_ = -np.inf
         return self
@@ -374,13 +374,15 @@ class TrustOrEscalate(_Selector):
 
     input_kind = "confidence"
 
-    def __init__(self, alpha=0.1, delta=0.1, n_grid=5000, min_accepted=30):
+    def __init__(
+        self, alpha: float = 0.1, delta: float = 0.1, n_grid: int = 5000, min_accepted: int = 30
+    ) -> None:
         self.alpha = alpha
         self.delta = delta
         self.n_grid = n_grid
         self.min_accepted = min_accepted
 
-    def calibrate(self, confidence, errors) -> TrustOrEscalate:
+    def calibrate(self, confidence: npt.ArrayLike, errors: npt.ArrayLike) -> TrustOrEscalate:
         """Fit the threshold on calibration confidences and errors."""
         self.threshold_ = toe_threshold(
             confidence, errors, self.alpha, self.delta, self.n_grid, self.min_accepted

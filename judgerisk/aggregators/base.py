@@ -1,0 +1,199 @@
+"""The aggregator interface and its registry.
+
+Every aggregation rule is a :class:`BaseAggregator` subclass registered under a name with
+:func:`register_aggregator`; :func:`judgerisk.aggregators.aggregate` and everything that iterates
+over aggregators (analyses, retention, reports, figures) find it there. The book's chapter
+"Aggregators and retention" describes the five built-in rules.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Literal, TypeVar
+
+import numpy as np
+import pandas as pd
+
+from judgerisk._registry import Registry
+from judgerisk.plots import style
+from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
+
+__all__ = [
+    "AGGREGATORS",
+    "BaseAggregator",
+    "get_aggregator",
+    "make_aggregator",
+    "register_aggregator",
+    "unregister_aggregator",
+]
+
+
+class BaseAggregator:
+    """Base class of the panel aggregators (scikit-learn / crowd-kit shape).
+
+    A subclass sets :attr:`uses` (the item x judge table it reads: binary ``"verdict"`` or the
+    canonical probabilities ``"p"``) and implements :meth:`_fit` (learn the parameters, return the
+    posterior of the fit items) and :meth:`_posterior` (score items with the parameters frozen).
+    The base class validates every table once, checks that new judgements hold only fitted
+    judges, and provides :meth:`fit_posterior`, :meth:`predict`, :meth:`fit_predict` and
+    :attr:`labels_`.
+
+    Attributes
+    ----------
+    judges_ : pandas.Index
+        The judges seen in :meth:`fit`.
+    posterior_ : pandas.Series
+        P(true label = A) for the fitted items.
+    """
+
+    #: Registry name (set by :func:`register_aggregator`).
+    name: ClassVar[str] = ""
+    #: Which item x judge table the rule reads: ``"verdict"`` (1.0 A / 0.0 B / NaN) or ``"p"``.
+    uses: ClassVar[Literal["verdict", "p"]] = "verdict"
+    #: Whether :meth:`fit` learns parameters (False: the posterior of an item depends only on it).
+    has_parameters: ClassVar[bool] = True
+
+    judges_: pd.Index
+    posterior_: pd.Series
+
+    # ----------------------------------------------------------------- to implement
+    def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+        """Fit on the validated array; return the fit items' P(A)."""
+        raise NotImplementedError
+
+    def _posterior(self, arr: np.ndarray) -> np.ndarray:
+        """P(A) of every row of a validated array aligned to ``judges_``."""
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- shared
+    def _check(self, table: pd.DataFrame, name: str | None = None) -> np.ndarray:
+        name = name or ("votes" if self.uses == "verdict" else "probs")
+        return check_votes(table, name) if self.uses == "verdict" else check_probs(table, name)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "posterior_"):
+            raise ValueError(f"{type(self).__name__} is not fitted: call fit(...) first")
+
+    def fit(self, table: pd.DataFrame, probs: pd.DataFrame | None = None) -> BaseAggregator:
+        """Fit on an item x judge table (the one named by :attr:`uses`). Returns ``self``.
+
+        ``probs`` (canonical probabilities, same shape) is optional side information that only
+        rules which break ties by probability read (majority vote).
+        """
+        arr = self._check(table)
+        if arr.shape[0] == 0 or arr.shape[1] == 0:
+            raise ValueError(f"{type(self).__name__}: the table is empty (shape {arr.shape})")
+        self.judges_ = pd.Index(table.columns)
+        post = self._fit(arr, table) if probs is None else self._fit_with(arr, table, probs)
+        self.posterior_ = pd.Series(post, index=table.index.copy(), name="posterior")
+        return self
+
+    def _fit_with(self, arr: np.ndarray, table: pd.DataFrame, probs: pd.DataFrame) -> np.ndarray:
+        return self._fit(arr, table)
+
+    def posterior(self, table: pd.DataFrame) -> pd.Series:
+        """P(A) for (new) items with the fitted parameters frozen.
+
+        Fitted judges absent from ``table`` count as missing; judges not seen in fit are an error.
+        """
+        self._check_fitted()
+        self._check(table)
+        aligned = align_judges(table, self.judges_)
+        post = self._posterior(aligned.to_numpy(dtype=np.float64, na_value=np.nan))
+        return pd.Series(post, index=table.index.copy(), name="posterior")
+
+    def fit_posterior(self, table: pd.DataFrame) -> pd.Series:
+        """Fit on ``table`` and return :attr:`posterior_`."""
+        return self.fit(table).posterior_
+
+    def decide(self, posterior: np.ndarray, probs: pd.DataFrame | None = None) -> np.ndarray:
+        """Verdicts "A"/"B" from posteriors: A iff P(A) > 1/2 (exactly 1/2 counts as B)."""
+        return to_labels(np.asarray(posterior, dtype=np.float64) > 0.5)
+
+    def predict(self, table: pd.DataFrame) -> pd.Series:
+        """Verdicts ("A"/"B") for (new) items with the fitted parameters frozen."""
+        post = self.posterior(table)
+        return pd.Series(self.decide(post.to_numpy()), index=post.index, name="verdict")
+
+    def fit_predict(self, table: pd.DataFrame) -> pd.Series:
+        """Fit on ``table`` and return :attr:`labels_`."""
+        return self.fit(table).labels_
+
+    @property
+    def labels_(self) -> pd.Series:
+        """Verdicts ("A"/"B") of the fitted items."""
+        self._check_fitted()
+        post = self.posterior_
+        return pd.Series(self.decide(post.to_numpy()), index=post.index, name="verdict")
+
+    def __repr__(self) -> str:
+        params = inspect.signature(type(self).__init__).parameters
+        shown = [f"{k}={getattr(self, k)!r}" for k in params if k != "self" and hasattr(self, k)]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+
+_REGISTRY: Registry[type[BaseAggregator]] = Registry("aggregation method")
+_A = TypeVar("_A", bound=type[BaseAggregator])
+
+
+def register_aggregator(
+    name: str, *, label: str | None = None, color: str | None = None
+) -> Callable[[_A], _A]:
+    """Register an aggregator class under ``name`` (a class decorator).
+
+    Registered names are accepted by :func:`judgerisk.aggregators.aggregate` and appear in
+    :data:`AGGREGATORS` in registration order. ``label`` and ``color`` give it a display name
+    and colour in every figure (:func:`judgerisk.plots.style.register`).
+
+    Examples
+    --------
+    >>> from judgerisk.aggregators import BaseAggregator, register_aggregator
+    >>> @register_aggregator("first_judge")
+    ... class FirstJudge(BaseAggregator):
+    ...     has_parameters = False
+    ...     def _fit(self, arr, table):
+    ...         return self._posterior(arr)
+    ...     def _posterior(self, arr):
+    ...         return arr[:, 0]
+    >>> "first_judge" in AGGREGATORS
+    True
+    >>> unregister_aggregator("first_judge")
+    """
+
+    def deco(klass: _A) -> _A:
+        if not (isinstance(klass, type) and issubclass(klass, BaseAggregator)):
+            raise TypeError(f"{klass!r} is not a BaseAggregator subclass")
+        _REGISTRY.add(name, klass)
+        klass.name = name
+        style.register(name, label, color)
+        return klass
+
+    return deco
+
+
+def unregister_aggregator(name: str) -> None:
+    """Remove a registered aggregator (for tests and interactive sessions)."""
+    _REGISTRY.remove(name)
+
+
+def get_aggregator(name: str) -> type[BaseAggregator]:
+    """The class registered under ``name``; a ``ValueError`` lists the registered names."""
+    return _REGISTRY.get(name)
+
+
+def make_aggregator(name: str, random_state: int | None = None, **options: Any) -> BaseAggregator:
+    """Instantiate the aggregator ``name`` with ``options`` (and the seed, if it takes one)."""
+    cls = get_aggregator(name)
+    params = inspect.signature(cls.__init__).parameters
+    unknown = sorted(set(options) - set(params) - {"self"})
+    if unknown and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        raise ValueError(f"{name} takes no option(s) {unknown}")
+    if "random_state" in params:
+        options = {"random_state": random_state, **options}
+    return cls(**options)
+
+
+#: Names accepted by :func:`judgerisk.aggregators.aggregate`, in registration order (the order
+#: used by reports and figures). A live view of the registry: a newly registered rule appears.
+AGGREGATORS: Sequence[str] = _REGISTRY.names()

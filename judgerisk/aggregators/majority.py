@@ -1,0 +1,101 @@
+"""Majority vote with a documented tie rule (book chapter "Aggregators and retention")."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.validation import check_votes, to_labels
+
+__all__ = ["MajorityVote", "majority_vote"]
+
+
+@register_aggregator("majority")
+class MajorityVote(BaseAggregator):
+    r"""Majority vote: the posterior is the vote share for A, ties broken by the mean probability.
+
+    Attributes
+    ----------
+    posterior_ : pandas.Series
+        Vote share for A, :math:`\bar y_i`, of the fitted items.
+
+    Notes
+    -----
+    :math:`\hat y_i = A` iff :math:`\bar y_i > 1/2`. **Ties** (:math:`\bar y_i = 1/2`, possible
+    with an even number of votes) are broken by the mean canonical probability of the judges who
+    voted, :math:`\bar p_i`: A iff :math:`\bar p_i > 1/2`, otherwise B — so an exactly balanced
+    item goes to B, consistently with the verdict rule :math:`y = 1[m > 0]` (a zero margin counts
+    as B; book chapter "The data contract"). Without probabilities every tie goes to B. There are
+    no parameters: :meth:`posterior` of an item depends only on its own votes.
+    """
+
+    has_parameters = False
+
+    def __init__(self) -> None:
+        pass
+
+    def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+        return self._posterior(arr)
+
+    def _posterior(self, arr: np.ndarray) -> np.ndarray:
+        n_obs = (~np.isnan(arr)).sum(axis=1)
+        if (n_obs == 0).any():
+            raise ValueError(f"items with no vote: rows {np.flatnonzero(n_obs == 0)[:10].tolist()}")
+        return np.nansum(arr, axis=1) / n_obs
+
+    def decide(self, posterior: np.ndarray, probs: pd.DataFrame | None = None) -> np.ndarray:
+        """A iff the vote share exceeds 1/2; ties go to A iff the judges' mean P(A) > 1/2."""
+        share = np.asarray(posterior, dtype=np.float64)
+        win_a = share > 0.5
+        if probs is not None:
+            p = probs.to_numpy(dtype=np.float64, na_value=np.nan)
+            seen = ~np.isnan(p)
+            # rounded so that the same multiset of probabilities in another judge order gives
+            # the same mean (otherwise last-bit noise decides ties of smoothed 0/1 verdicts)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                pbar = np.round(np.where(seen, p, 0.0).sum(axis=1) / seen.sum(axis=1), 12)
+            win_a = np.where(share == 0.5, pbar > 0.5, win_a)
+        return to_labels(win_a)
+
+
+def majority_vote(votes: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.DataFrame:
+    r"""Majority vote of an item x judge table, with the tie rule of :class:`MajorityVote`.
+
+    Parameters
+    ----------
+    votes : pandas.DataFrame
+        Item x judge verdicts, 1.0 = A, 0.0 = B, NaN = missing.
+    probs : pandas.DataFrame, optional
+        Item x judge canonical probabilities P(A) (same shape), used only to break ties.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed like ``votes``: ``verdict`` ("A"/"B"), ``posterior`` (the vote share for A,
+        :math:`\bar y_i`) and ``tie`` (bool).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> votes = pd.DataFrame({"J1": [1.0, 1.0], "J2": [1.0, 0.0]}, index=["x", "y"])
+    >>> majority_vote(votes)["verdict"].tolist()
+    ['A', 'B']
+    """
+    arr = check_votes(votes)
+    observed = ~np.isnan(arr)
+    n_obs = observed.sum(axis=1)
+    if (n_obs == 0).any():
+        raise ValueError(f"items with no vote: {votes.index[n_obs == 0][:10].tolist()}")
+    est = MajorityVote().fit(votes)
+    share = est.posterior_.to_numpy()
+    voted = None
+    if probs is not None:
+        p = probs.reindex(index=votes.index, columns=votes.columns)
+        if np.isnan(p.to_numpy(dtype=np.float64)[observed]).any():
+            raise ValueError("probs is missing where votes are observed")
+        voted = p.where(observed)
+    return pd.DataFrame(
+        {"verdict": est.decide(share, voted), "posterior": share, "tie": share == 0.5},
+        index=votes.index.copy(),
+    )

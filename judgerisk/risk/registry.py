@@ -1,0 +1,179 @@
+"""The registry of panel risk scores: SCUR, its components and the label-free baselines.
+
+Every score the analyses, the certified decisions, the CLI, the report and the figures iterate
+over is registered here with :func:`register_risk_score`, together with its display name and
+colour (kept in :mod:`judgerisk.plots.style`). A baseline-kind score is a function of the panel's
+original-condition wide tables; SCUR and its components are computed jointly by
+:func:`judgerisk.risk.signals.scur_scores` and only named here. Book chapters "SCUR signals" and
+"Baselines and aggregators".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import pandas as pd
+
+from judgerisk._registry import Registry
+from judgerisk.plots import style
+
+__all__ = [
+    "BASELINES",
+    "COMPARED",
+    "COMPONENTS",
+    "RISK_SCORES",
+    "ScoreFunction",
+    "RiskScore",
+    "get_risk_score",
+    "register_risk_score",
+    "risk_score_table",
+    "unregister_risk_score",
+]
+
+#: ``f(probs, votes, fit_items, items) -> Series`` over ``items`` (higher = riskier). ``probs``
+#: and ``votes`` are the item x judge original-condition tables of the whole panel; ``fit_items``
+#: is the fit split (``None`` when the caller has none).
+ScoreFunction = Callable[[pd.DataFrame, pd.DataFrame, "pd.Index | None", pd.Index], pd.Series]
+
+Kind = Literal["scur", "component", "baseline"]
+
+
+@dataclass(frozen=True)
+class RiskScore:
+    """One registered risk score.
+
+    Attributes
+    ----------
+    name : str
+        Key in result tables.
+    kind : {"scur", "component", "baseline"}
+        ``"scur"`` and ``"component"`` come out of :func:`~judgerisk.risk.signals.scur_scores`;
+        ``"baseline"`` scores are computed by :attr:`compute`.
+    compute : callable or None
+        The :data:`ScoreFunction` of a baseline-kind score.
+    needs_fit : bool
+        Whether :attr:`compute` needs the fit split (it fits parameters, like DS entropy).
+    """
+
+    name: str
+    kind: Kind
+    compute: ScoreFunction | None = None
+    needs_fit: bool = False
+
+    @property
+    def label(self) -> str:
+        """Display name (:func:`judgerisk.plots.style.label`)."""
+        return style.label(self.name)
+
+    @property
+    def color(self) -> str:
+        """Colour (:func:`judgerisk.plots.style.color`)."""
+        return style.color(self.name)
+
+
+_REGISTRY: Registry[RiskScore] = Registry("risk score")
+#: SCUR and its components, in the order of the noisy-OR (computed by ``scur_scores``).
+_BUILTIN_SIGNALS: tuple[tuple[str, Kind], ...] = (
+    ("scur", "scur"),
+    ("U", "component"),
+    ("C", "component"),
+    ("S_order", "component"),
+    ("S_rubric", "component"),
+)
+
+#: Every registered score, in registration order (SCUR, its components, then the baselines).
+RISK_SCORES: Sequence[str] = _REGISTRY.names()
+#: The SCUR components, in the order of the noisy-OR.
+COMPONENTS: Sequence[str] = _REGISTRY.names(lambda s: s.kind == "component")
+#: The baseline-kind scores (computed from the wide tables), in the order reported.
+BASELINES: Sequence[str] = _REGISTRY.names(lambda s: s.kind == "baseline")
+#: The scores the error-ranking analyses compare: SCUR, then every baseline-kind score.
+COMPARED: Sequence[str] = _REGISTRY.names(lambda s: s.kind != "component")
+
+
+def register_risk_score(
+    name: str,
+    *,
+    kind: Kind = "baseline",
+    needs_fit: bool = False,
+    label: str | None = None,
+    color: str | None = None,
+) -> Callable[[ScoreFunction], ScoreFunction]:
+    """Register a risk score (a decorator over its :data:`ScoreFunction`).
+
+    ``label`` and ``color`` add the score's display style to :data:`judgerisk.plots.style.STYLES`
+    when it has none, so every figure names and colours it the same way.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> @register_risk_score("n_judges_missing", label="Missing judges", color="#000000")
+    ... def n_missing(probs, votes, fit_items, items):
+    ...     return probs.loc[items].isna().sum(axis=1).astype(float)
+    >>> "n_judges_missing" in BASELINES
+    True
+    >>> unregister_risk_score("n_judges_missing")
+    """
+    if kind not in ("scur", "component", "baseline"):
+        raise ValueError(f"kind must be 'scur', 'component' or 'baseline', got {kind!r}")
+    if kind != "baseline" and (name, kind) not in _BUILTIN_SIGNALS:
+        raise ValueError(
+            "only SCUR and its four components are computed by scur_scores; register a new "
+            f"score {name!r} as kind='baseline' with its ScoreFunction"
+        )
+
+    def deco(func: ScoreFunction) -> ScoreFunction:
+        _REGISTRY.add(name, RiskScore(name, kind, func if kind == "baseline" else None, needs_fit))
+        style.register(name, label, color)
+        return func
+
+    return deco
+
+
+def _signal(
+    probs: pd.DataFrame, votes: pd.DataFrame, fit_items: pd.Index | None, items: pd.Index
+) -> pd.Series:
+    """Never called: SCUR and its components come out of ``scur_scores``."""
+    raise NotImplementedError("computed by judgerisk.risk.signals.scur_scores")
+
+
+def unregister_risk_score(name: str) -> None:
+    """Remove a registered score (for tests and interactive sessions)."""
+    _REGISTRY.remove(name)
+
+
+def get_risk_score(name: str) -> RiskScore:
+    """The :class:`RiskScore` registered under ``name``."""
+    return _REGISTRY.get(name)
+
+
+def risk_score_table(
+    probs: pd.DataFrame,
+    votes: pd.DataFrame,
+    fit_items: pd.Index | None,
+    items: pd.Index,
+    methods: Sequence[str],
+) -> pd.DataFrame:
+    """Baseline-kind scores on precomputed wide tables, one column per method, indexed by item.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, a SCUR-kind name (use :func:`~judgerisk.risk.signals.scur_scores`),
+        or a score that needs the fit split when ``fit_items`` is ``None``.
+    """
+    cols = {}
+    for m in methods:
+        score = get_risk_score(m)
+        if score.compute is None:
+            raise ValueError(f"{m!r} is computed by scur_scores, not from the wide tables")
+        if score.needs_fit and fit_items is None:
+            raise ValueError(f"{m} needs fit_items (the fit split)")
+        cols[m] = pd.Series(score.compute(probs, votes, fit_items, items)).reindex(items)
+    return pd.DataFrame(cols, index=items)
+
+
+for _name, _kind in _BUILTIN_SIGNALS:
+    register_risk_score(_name, kind=_kind)(_signal)
