@@ -12,14 +12,12 @@ from judgerisk.risk import paired
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import matched_vote_auroc
 from judgerisk.risk.paired import (
-    ABLATION,
-    OPTIONS,
     compare_scores,
     paired_auroc_difference,
-    pooled_scores,
     verdict,
     weighted_auroc,
 )
+from judgerisk.risk.pooled import ABLATION, OPTIONS, pooled_scores
 from judgerisk.simulate import simulate_panel
 
 
