@@ -77,7 +77,7 @@ def _random_judge(size, n_items, tmp):
     return model, tok, tiny_items(n_items, seed=1), "pairwise_v1"
 
 
-def bench(size, n_items, batch_size, device, dtype, repeat, tmp):
+def bench(size, n_items, batch_size, device, dtype, repeat, tmp, generate=True):
     import torch
 
     from judgerisk.extract import extract_logprobs, left_pad, prepare_prompts
@@ -145,7 +145,8 @@ def bench(size, n_items, batch_size, device, dtype, repeat, tmp):
         sync()
 
     bare()  # warm-up
-    t_bare, t_pipe, t_gen = _time(bare, repeat), _time(pipeline, repeat), _time(gen, repeat)
+    t_bare, t_pipe = _time(bare, repeat), _time(pipeline, repeat)
+    t_gen = _time(gen, repeat) if generate else np.nan
     n, ntok = len(seqs), int(lengths.sum())
     padded_sorted = sum(len(b) * lengths[b].max() for b in batches)
     unsorted = [np.arange(k, min(k + batch_size, n)) for k in range(0, n, batch_size)]
@@ -175,6 +176,12 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", default=None)
+    parser.add_argument(
+        "--generate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time generate(max_new_tokens=1)",
+    )
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument(
         "--threads",
@@ -196,7 +203,9 @@ def main(argv=None):
     )
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes.split(","):
-            r = bench(size, n_items, args.batch_size, args.device, args.dtype, repeat, tmp)
+            r = bench(
+                size, n_items, args.batch_size, args.device, args.dtype, repeat, tmp, args.generate
+            )
             print(
                 f"[{r['size']}] {r['params_M']:.2f}M params, {r['prompts']} prompts, "
                 f"{r['mean_tokens']:.0f} tokens/prompt"
