@@ -8,6 +8,7 @@ self-consistency) live in :mod:`judgerisk.extract.generation`.
 from judgerisk.extract.extract import canonical_logit, extract_logprobs, judge_name, prepare_prompts
 from judgerisk.extract.forward import AUTO_BATCH, last_logprobs, left_pad
 from judgerisk.extract.generation import parse_verbalized, self_consistency, verbalized_confidence
+from judgerisk.extract.judges import BUNDLED_JUDGES, SMOLLM2, bundled_gguf, load_judge
 from judgerisk.extract.parts import read_parts
 from judgerisk.extract.prompts import (
     PLAIN_CHAT_TEMPLATE,
@@ -23,6 +24,10 @@ from judgerisk.extract.tokens import VerdictTokens, encode_prompt, resolve_verdi
 
 __all__ = [
     "AUTO_BATCH",
+    "BUNDLED_JUDGES",
+    "SMOLLM2",
+    "bundled_gguf",
+    "load_judge",
     "PLAIN_CHAT_TEMPLATE",
     "Template",
     "VerdictTokens",
