@@ -354,7 +354,7 @@ def compare_pairs(
                         cache[col] = value
                 stats[col] = cache[col] if key else value
             with warnings.catch_warnings():  # resamples left out: reported as n_boot below
-                warnings.filterwarnings("ignore", "bootstrap resamples had no", UserWarning)
+                warnings.filterwarnings("ignore", r".*bootstrap resamples had no", UserWarning)
                 d = _difference(
                     stats[a][0],
                     stats[b][0],
