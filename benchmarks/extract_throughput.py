@@ -11,12 +11,18 @@ Prints, per model size, prompts/s and tokens/s of
 as ratios to ``bare`` measured in the same run (target: pipeline >= 0.90 x bare), and the padding
 saved by sorting prompts by length (padded tokens with sorted vs input-order batches).
 
+Sizes ``tiny``/``mid``/``large`` are random-weight models built on the spot; ``smollm2`` is the
+real bundled judge (SmolLM2-135M-Instruct, float32) on LLMBar items (the shortest first-N of the
+shared copy, else the synthetic items) with template ``pairwise_v2``, and its pipeline also writes
+the resumable parts (``out_dir``) as a real run does.
+
 Usage::
 
     .venv/bin/python benchmarks/extract_throughput.py --quick            # CPU, tiny + mid models
     .venv/bin/python benchmarks/extract_throughput.py                    # CPU, 192 prompts, best of 3
     .venv/bin/python benchmarks/extract_throughput.py --device cuda --dtype bfloat16 \
         --items 512 --sizes tiny,mid,large                               # on a GPU machine
+    .venv/bin/python benchmarks/extract_throughput.py --sizes smollm2 --items 16 --threads 2
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-SIZES = {"tiny": (64, 2), "mid": (512, 8), "large": (1024, 16)}
+SIZES = {"tiny": (64, 2), "mid": (512, 8), "large": (1024, 16), "smollm2": None}
 
 
 def _time(fn, repeat):
@@ -41,12 +47,25 @@ def _time(fn, repeat):
     return best
 
 
-def bench(size, n_items, batch_size, device, dtype, repeat, tmp):
-    import torch
+def _real_judge(n_items):
+    from judgerisk.datasets import data_root
+    from judgerisk.extract import SMOLLM2, load_judge
+    from judgerisk.testing import tiny_items
+
+    model, tok = load_judge(SMOLLM2, dtype="float32")
+    root = data_root(required=False)
+    if root is not None and (root / "llmbar" / "Dataset").is_dir():
+        from judgerisk.datasets.llmbar import load_llmbar_items
+
+        items = load_llmbar_items(root).head(n_items)
+    else:
+        items = tiny_items(n_items, seed=1)
+    return model, tok, items, "pairwise_v2"
+
+
+def _random_judge(size, n_items, tmp):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from judgerisk.extract import extract_logprobs, left_pad, prepare_prompts
-    from judgerisk.extract.forward import prepare_model, resolve_device
     from judgerisk.testing import tiny_items, tiny_judge
 
     hidden, layers = SIZES[size]
@@ -55,9 +74,22 @@ def bench(size, n_items, batch_size, device, dtype, repeat, tmp):
     )
     tok = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path)
+    return model, tok, tiny_items(n_items, seed=1), "pairwise_v1"
+
+
+def bench(size, n_items, batch_size, device, dtype, repeat, tmp, generate=True):
+    import torch
+
+    from judgerisk.extract import extract_logprobs, left_pad, prepare_prompts
+    from judgerisk.extract.forward import prepare_model, resolve_device
+
+    real = size == "smollm2"
+    if real:
+        model, tok, items, template = _real_judge(n_items)
+    else:
+        model, tok, items, template = _random_judge(size, n_items, tmp)
     model, dev = prepare_model(model, resolve_device(device), dtype)
-    items = tiny_items(n_items, seed=1)
-    _, prompts, vt, _ = prepare_prompts(tok, items)
+    _, prompts, vt, _ = prepare_prompts(tok, items, template=template)
     seqs = list(prompts["input_ids"])
     lengths = np.array([len(s) for s in seqs])
     order = np.lexsort((np.arange(len(seqs)), -lengths))
@@ -80,10 +112,22 @@ def bench(size, n_items, batch_size, device, dtype, repeat, tmp):
                 )
         sync()
 
+    runs = iter(range(10**6))
+
     def pipeline():
+        # the real judge writes its resumable parts to a fresh folder, as a real run does
+        out = Path(tmp) / f"parts-{size}-{next(runs)}" if real else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            extract_logprobs(model, tok, items, batch_size=batch_size, device=dev)
+            extract_logprobs(
+                model,
+                tok,
+                items,
+                batch_size=batch_size,
+                device=dev,
+                template=template,
+                out_dir=out,
+            )
         sync()
 
     def gen():
@@ -101,7 +145,8 @@ def bench(size, n_items, batch_size, device, dtype, repeat, tmp):
         sync()
 
     bare()  # warm-up
-    t_bare, t_pipe, t_gen = _time(bare, repeat), _time(pipeline, repeat), _time(gen, repeat)
+    t_bare, t_pipe = _time(bare, repeat), _time(pipeline, repeat)
+    t_gen = _time(gen, repeat) if generate else np.nan
     n, ntok = len(seqs), int(lengths.sum())
     padded_sorted = sum(len(b) * lengths[b].max() for b in batches)
     unsorted = [np.arange(k, min(k + batch_size, n)) for k in range(0, n, batch_size)]
@@ -131,6 +176,12 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", default=None)
+    parser.add_argument(
+        "--generate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time generate(max_new_tokens=1)",
+    )
     parser.add_argument("--repeat", type=int, default=None)
     parser.add_argument(
         "--threads",
@@ -152,7 +203,9 @@ def main(argv=None):
     )
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes.split(","):
-            r = bench(size, n_items, args.batch_size, args.device, args.dtype, repeat, tmp)
+            r = bench(
+                size, n_items, args.batch_size, args.device, args.dtype, repeat, tmp, args.generate
+            )
             print(
                 f"[{r['size']}] {r['params_M']:.2f}M params, {r['prompts']} prompts, "
                 f"{r['mean_tokens']:.0f} tokens/prompt"

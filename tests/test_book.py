@@ -32,7 +32,12 @@ NOTEBOOKS = runbook.notebook_paths()
 ROOT = runbook.REPO_ROOT
 
 #: Chapters converted to the learner's structure. The next phase adds the others.
-CONVERTED = ["01_simulated_panels", "11_certified_panel_decisions"]
+CONVERTED = [
+    "01_simulated_panels",
+    "05_high_consensus",
+    "06_matched_votes",
+    "11_certified_panel_decisions",
+]
 
 #: Global checks that a chapter not yet converted still fails: ``{chapter: {check, ...}}``.
 #: A chapter is exempt from the named checks only; converting it means emptying its entry.

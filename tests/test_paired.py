@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,14 +14,12 @@ from judgerisk.risk import paired
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import matched_vote_auroc
 from judgerisk.risk.paired import (
-    ABLATION,
-    OPTIONS,
     compare_scores,
     paired_auroc_difference,
-    pooled_scores,
     verdict,
     weighted_auroc,
 )
+from judgerisk.risk.pooled import ABLATION, OPTIONS, pooled_scores
 from judgerisk.simulate import simulate_panel
 
 
@@ -218,3 +218,25 @@ def test_ablation_and_option_tables():
     assert (opts["reversed"] <= opts["changed"]).all()
     fam = family_table(pooled, subsets=("all",), n_boot=200)
     assert set(fam["family"]) == {"order", "rubric"}
+
+
+def test_compare_pairs_reports_left_out_resamples_in_n_boot_without_a_warning():
+    rng = np.random.default_rng(0)
+    n = 40
+    errors = np.zeros(n, int)
+    errors[:2] = 1  # two errors: some resamples hold none
+    pooled = pd.DataFrame(
+        {
+            "error": errors,
+            "a": rng.random(n),
+            "b": rng.random(n),
+            "pattern": "AAAAA",
+            "hc": True,
+            "prob_hc": True,
+        },
+        index=pd.RangeIndex(n, name="item"),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        table = paired.compare_pairs(pooled, [("a", "b")], ("all",), n_boot=300)
+    assert 0 < table.loc[0, "n_boot"] < 300

@@ -84,6 +84,7 @@ __all__ = [
     "LLMBAR_SUBSETS",
     "PROCESSED_SUBSETS",
     "LLMBAR_JUDGES",
+    "load_llmbar_items",
     "load_llmbar_verdicts",
     "llmbar_panel",
     "load_llmbar_panel",
@@ -389,3 +390,55 @@ def load_llmbar_panel(
         rubric_strategy=rubric_strategy,
         judges=judges,
     )
+
+
+def load_llmbar_items(
+    path: str | Path | None = None, *, subsets: str | Iterable[str] = "LLMBar"
+) -> pd.DataFrame:
+    """Read LLMBar's items (instruction, two outputs, gold) as a judge's input table.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        Data root (holding ``llmbar/``) or the ``llmbar`` folder; see :func:`load_llmbar_verdicts`.
+    subsets : {"LLMBar", "Processed", "all"} or iterable of str, default "LLMBar"
+        Which subsets' ``dataset.json`` to read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``item, prompt, answer_a, answer_b, gold, subset`` with ``item = "<subset>/<index>"`` (the
+        ids of :func:`llmbar_panel`), ``answer_a = output_1``, ``answer_b = output_2`` and gold
+        ``"A"`` / ``"B"`` from ``label`` 1 / 2, in subset order then file order.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, entry and key of a malformed entry.
+    """
+    root = _llmbar_root(path)
+    frames = []
+    for subset in _resolve_subsets(subsets):
+        file = _subset_dir(root, subset) / "dataset.json"
+        if not file.is_file():
+            raise FileNotFoundError(f"LLMBar items file not found: {file}")
+        entries = json.loads(file.read_text(encoding="utf-8"))
+        for k, e in enumerate(entries):
+            for key in ("input", "output_1", "output_2"):
+                if not isinstance(e.get(key), str) or not e[key].strip():
+                    raise ValueError(f"{file}: entry {k} has an empty or missing {key!r}")
+            if e.get("label") not in (1, 2):
+                raise ValueError(f"{file}: entry {k} has label {e.get('label')!r}, need 1 or 2")
+        frames.append(
+            pd.DataFrame(
+                {
+                    "item": [f"{subset}/{k}" for k in range(len(entries))],
+                    "prompt": [e["input"] for e in entries],
+                    "answer_a": [e["output_1"] for e in entries],
+                    "answer_b": [e["output_2"] for e in entries],
+                    "gold": ["A" if e["label"] == 1 else "B" for e in entries],
+                    "subset": subset,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)

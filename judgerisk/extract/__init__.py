@@ -9,6 +9,7 @@ from judgerisk.extract.extract import canonical_logit, extract_logprobs, judge_n
 from judgerisk.extract.forward import AUTO_BATCH, last_logprobs, left_pad
 from judgerisk.extract.generation import parse_verbalized, self_consistency, verbalized_confidence
 from judgerisk.extract.judge import HFJudge, Judge, VerdictLogprobs, as_judge
+from judgerisk.extract.judges import BUNDLED_JUDGES, SMOLLM2, bundled_gguf, load_judge
 from judgerisk.extract.parts import read_parts
 from judgerisk.extract.prompts import (
     PLAIN_CHAT_TEMPLATE,
@@ -28,6 +29,10 @@ __all__ = [
     "VerdictLogprobs",
     "as_judge",
     "AUTO_BATCH",
+    "BUNDLED_JUDGES",
+    "SMOLLM2",
+    "bundled_gguf",
+    "load_judge",
     "PLAIN_CHAT_TEMPLATE",
     "Template",
     "VerdictTokens",

@@ -84,6 +84,24 @@ def _setup(model, tokenizer, items, conditions, template, chat_template, device,
     return prompts, tmpl, judge
 
 
+def _forced_choices(prompts: pd.DataFrame, choices: pd.DataFrame) -> list[str]:
+    need = {"item", "condition", "choice"}
+    if not need <= set(choices.columns):
+        raise ValueError(f"choices needs columns {sorted(need)}, got {list(choices.columns)}")
+    keyed = choices.set_index(["item", "condition"])["choice"]
+    if not keyed.index.is_unique:
+        raise ValueError("choices has duplicate (item, condition) rows")
+    got = keyed.reindex(pd.MultiIndex.from_frame(prompts[["item", "condition"]]))
+    bad = ~got.isin(["A", "B"]).to_numpy()
+    if bad.any():
+        rows = prompts.loc[bad, ["item", "condition"]].head(5).to_dict("records")
+        raise ValueError(
+            f"choices gives no 'A'/'B' for {int(bad.sum())} prompt(s), e.g. {rows} "
+            f"(values {sorted(set(map(str, got[bad])))[:5]})"
+        )
+    return [str(c) for c in got]
+
+
 def verbalized_confidence(
     model: Any,
     tokenizer: Any,
@@ -97,8 +115,17 @@ def verbalized_confidence(
     device: Any = None,
     dtype: Any = None,
     chat_template: str | None = None,
+    choices: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Verbalized-confidence baseline: the judge names a winner and a 0-100 confidence (greedy).
+
+    Parameters
+    ----------
+    choices : DataFrame, optional
+        ``item, condition, choice`` with the *displayed* letter ("A"/"B") the judge chose, e.g.
+        its greedy verdict from :func:`judgerisk.extract.extract_logprobs`. When given, the
+        assistant turn starts with that letter and the judge only writes its confidence (small
+        judges that cannot produce "A 85" on their own still state a number after their letter).
 
     Returns
     -------
@@ -114,7 +141,14 @@ def verbalized_confidence(
     prompts, tmpl, jdg = _setup(
         model, tokenizer, items, conditions, template, chat_template, device, dtype, batch_size
     )
-    texts = jdg.generate(list(prompts["text"]), max_new_tokens=max_new_tokens, do_sample=False)
+    texts = list(prompts["text"])
+    forced = None
+    if choices is not None:
+        forced = _forced_choices(prompts, choices)
+        texts = [t + c for t, c in zip(texts, forced, strict=True)]
+    texts = jdg.generate(texts, max_new_tokens=max_new_tokens, do_sample=False)
+    if forced is not None:
+        texts = [c + t for c, t in zip(forced, texts, strict=True)]
     parsed = parse_verbalized(texts)
     swapped = prompts["swapped"].to_numpy(bool)
     displayed_a = parsed["choice"].to_numpy() == "A"

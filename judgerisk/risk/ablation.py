@@ -1,6 +1,6 @@
 """What SCUR's parts and reconstructed options contribute, with paired intervals.
 
-Both tables read the output of :func:`judgerisk.risk.paired.pooled_scores` computed with
+Both tables read the output of :func:`judgerisk.risk.pooled.pooled_scores` computed with
 ``ablation=True`` and ``options=OPTIONS``: one latent-measurement-model fit per seed, reused by
 every subset of signals and every option.
 
@@ -23,7 +23,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from judgerisk.risk.baselines import BASELINES
-from judgerisk.risk.paired import ABLATION, OPTIONS, compare_pairs, compare_scores
+from judgerisk.risk.paired import compare_pairs, compare_scores
+from judgerisk.risk.pooled import ABLATION, OPTIONS
 
 __all__ = ["FULL", "ablation_table", "family_table", "gain_carrier", "option_table"]
 
