@@ -81,9 +81,7 @@ def plot_retention_curves(
     ax.set_title(f"Retention by {style.label(method)}, per aggregation rule")
     ax.grid(alpha=0.3)
     # right of the axes, so that it never covers a curve or its band
-    ax.legend(
-        frameon=False, fontsize=style.MIN_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0)
-    )
+    ax.legend(frameon=False, fontsize=style.MIN_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
