@@ -36,6 +36,8 @@ CONVERTED = [
     "01_simulated_panels",
     "05_high_consensus",
     "06_matched_votes",
+    "07_aggregators_retention",
+    "09_scope_validity",
     "11_certified_panel_decisions",
 ]
 
@@ -45,9 +47,7 @@ KNOWN_ISSUES: dict[str, set[str]] = {
     "02_extracting_logprobs": {"too_wide", "developer_note"},
     "03_latent_measurement_model": {"too_wide", "developer_note"},
     "04_scur_signals": {"too_wide", "developer_note"},
-    "07_aggregators_retention": {"raw_tex", "too_wide", "math_in_list", "developer_note"},
     "08_bpe": {"too_wide", "developer_note"},
-    "09_scope_validity": {"developer_note"},
     "10_real_panels": {"absolute_path", "developer_note"},
     # generated from the parameters cells: the data_dir comments of 08-10 name a local folder
     "reproducing": {"developer_note"},

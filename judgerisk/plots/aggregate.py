@@ -56,7 +56,7 @@ def plot_retention_curves(
     if sub.empty:
         raise ValueError(f"no rows for method {method!r}")
     if ax is None:
-        fig, ax = style.subplots(height=4.0, width=5.6)
+        fig, ax = style.subplots(height=4.0, width=6.8)
     else:
         fig = ax.figure  # type: ignore[assignment]  # a Figure here, not a SubFigure
     colors = {a: style.color(a) for a in AGGREGATORS}
@@ -80,7 +80,8 @@ def plot_retention_curves(
     ax.set_ylabel("accuracy of kept decisions (%)")
     ax.set_title(f"Retention by {style.label(method)}, per aggregation rule")
     ax.grid(alpha=0.3)
-    ax.legend(frameon=False, fontsize=style.MIN_FONT)
+    # right of the axes, so that it never covers a curve or its band
+    ax.legend(frameon=False, fontsize=style.MIN_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
