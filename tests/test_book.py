@@ -36,6 +36,7 @@ CONVERTED = [
     "01_simulated_panels",
     "05_high_consensus",
     "06_matched_votes",
+    "10_real_panels",
     "11_certified_panel_decisions",
 ]
 
@@ -48,7 +49,6 @@ KNOWN_ISSUES: dict[str, set[str]] = {
     "07_aggregators_retention": {"raw_tex", "too_wide", "math_in_list", "developer_note"},
     "08_bpe": {"too_wide", "developer_note"},
     "09_scope_validity": {"developer_note"},
-    "10_real_panels": {"absolute_path", "developer_note"},
     # generated from the parameters cells: the data_dir comments of 08-10 name a local folder
     "reproducing": {"developer_note"},
 }
