@@ -38,6 +38,7 @@ CONVERTED = [
     "06_matched_votes",
     "07_aggregators_retention",
     "09_scope_validity",
+    "10_real_panels",
     "11_certified_panel_decisions",
 ]
 
@@ -48,7 +49,6 @@ KNOWN_ISSUES: dict[str, set[str]] = {
     "03_latent_measurement_model": {"too_wide", "developer_note"},
     "04_scur_signals": {"too_wide", "developer_note"},
     "08_bpe": {"too_wide", "developer_note"},
-    "10_real_panels": {"absolute_path", "developer_note"},
     # generated from the parameters cells: the data_dir comments of 08-10 name a local folder
     "reproducing": {"developer_note"},
 }
