@@ -8,6 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.lines import Line2D
 
 from judgerisk.plots import style
 from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
@@ -89,7 +90,7 @@ def plot_residual_scale(
         x - 0.2,
         lmm.sigma_.to_numpy(),
         width=0.4,
-        label="fitted σ_j (residual sd)",
+        label="fitted residual sd σ",
         color=style.color("pe"),
     )
     if truth_sigma is not None:
@@ -109,21 +110,55 @@ def plot_residual_scale(
 def plot_loo_item(pred: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Observed p against the held-out prediction p_hat for the cells of one item.
 
-    ``pred`` is the part of :meth:`LatentMeasurementModel.predict_loo`'s output for one item.
+    One row per cell, grouped by judge (one axis label per judge, not per cell); the
+    condition is shown by colour, the observed p by a dot and p_hat by a cross, joined by a
+    grey line. The legend sits below the axes, clear of the data.
+
+    Parameters
+    ----------
+    pred : pandas.DataFrame
+        The part of :meth:`LatentMeasurementModel.predict_loo`'s output for one item
+        (columns ``judge``, ``condition``, ``p``, ``p_hat``).
+    ax : matplotlib.axes.Axes, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
     """
-    ax = ax or style.subplots(height=3.2, width=6)[1]
-    labels = pred["judge"].astype(str) + " · " + pred["condition"].astype(str)
-    y = np.arange(len(pred))
-    ax.scatter(pred["p"], y, label="observed p", marker="o")
-    ax.scatter(pred["p_hat"], y, label="LOJO p̂", marker="x")
-    for yy, p, ph in zip(y, pred["p"], pred["p_hat"], strict=True):
-        ax.plot([p, ph], [yy, yy], color="grey", lw=0.8)
+    pred = pred.sort_values(["judge", "condition"], kind="stable")
+    judges = list(dict.fromkeys(pred["judge"].astype(str)))
+    conditions = sorted(pred["condition"].astype(str).unique())
+    cond_color = dict(zip(conditions, style.judge_colors(conditions).values(), strict=True))
+    gap = 0.8  # blank space between two judges' groups of rows
+    y, ticks, pos = [], [], 0.0
+    for judge in judges:
+        n = int((pred["judge"].astype(str) == judge).sum())
+        y += [pos + k for k in range(n)]
+        ticks.append(pos + (n - 1) / 2)
+        pos += n + gap
+    height = 0.11 * pos + 1.6
+    ax = ax or style.subplots(height=height)[1]
+    ys = np.asarray(y)
+    for yy, p, ph in zip(ys, pred["p"], pred["p_hat"], strict=True):
+        ax.plot([p, ph], [yy, yy], color="grey", lw=0.8, zorder=1)
+    colors = [cond_color[c] for c in pred["condition"].astype(str)]
+    ax.scatter(pred["p"], ys, c=colors, marker="o", s=22, zorder=2)
+    ax.scatter(pred["p_hat"], ys, c=colors, marker="x", s=26, zorder=2)
     ax.axvline(0.5, color="grey", ls=":", lw=1)
-    ax.set_yticks(y, labels, fontsize=style.MIN_FONT)
-    fig = ax.figure  # a Figure here, not a SubFigure
-    fig.set_figheight(max(fig.get_figheight(), 0.22 * len(pred) + 1.2))  # type: ignore[union-attr]
-    ax.set(xlim=(-0.02, 1.02), xlabel="P(original answer A wins)")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, frameon=False)
+    ax.set_yticks(ticks, judges)
+    ax.invert_yaxis()
+    ax.set(xlim=(-0.02, 1.02), xlabel="P(original answer A wins)", ylabel="judge")
+    handles = [
+        Line2D([], [], color="black", marker="o", ls="", label="observed p"),
+        Line2D([], [], color="black", marker="x", ls="", label="LOJO p̂"),
+    ] + [Line2D([], [], color=cond_color[c], marker="s", ls="", label=c) for c in conditions]
+    ax.figure.legend(
+        handles=handles,
+        loc="outside lower center",
+        ncols=4,
+        fontsize=style.MIN_FONT,
+        frameon=False,
+    )
     return ax
 
 
