@@ -9,6 +9,7 @@ over aggregators (analyses, retention, reports, figures) find it there. The book
 from __future__ import annotations
 
 import inspect
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -29,7 +30,7 @@ __all__ = [
 ]
 
 
-class BaseAggregator:
+class BaseAggregator(ABC):
     """Base class of the panel aggregators (scikit-learn / crowd-kit shape).
 
     A subclass sets :attr:`uses` (the item x judge table it reads: binary ``"verdict"`` or the
@@ -58,13 +59,13 @@ class BaseAggregator:
     posterior_: pd.Series
 
     # ----------------------------------------------------------------- to implement
+    @abstractmethod
     def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
         """Fit on the validated array; return the fit items' P(A)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _posterior(self, arr: np.ndarray) -> np.ndarray:
         """P(A) of every row of a validated array aligned to ``judges_``."""
-        raise NotImplementedError
 
     # ----------------------------------------------------------------- shared
     def _check(self, table: pd.DataFrame, name: str | None = None) -> np.ndarray:

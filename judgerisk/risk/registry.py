@@ -136,7 +136,7 @@ def _signal(
     probs: pd.DataFrame, votes: pd.DataFrame, fit_items: pd.Index | None, items: pd.Index
 ) -> pd.Series:
     """Never called: SCUR and its components come out of ``scur_scores``."""
-    raise NotImplementedError("computed by judgerisk.risk.signals.scur_scores")
+    raise TypeError("SCUR and its components are computed by judgerisk.risk.signals.scur_scores")
 
 
 def unregister_risk_score(name: str) -> None:
