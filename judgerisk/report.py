@@ -92,8 +92,10 @@ def notebook_to_html(nb: Any, title: str = "judgerisk panel report") -> str:
     )
 
 
-#: Kernel arguments that keep the kernel's own log (e.g. its transport warning) off the terminal.
-QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+#: Kernel arguments that keep the kernel's own log off the terminal: its transport warning, and
+#: the "KeyboardInterrupt caught in kernel" ERROR line it can log while being shut down after the
+#: last cell (seen now and then on a loaded machine). Cell errors still reach us through papermill.
+QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
 _SCORES_ID = "judgerisk-scores"
 
 

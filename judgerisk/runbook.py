@@ -169,7 +169,7 @@ def execute(
         cwd=str(cwd or md_path.parent),
         progress_bar=False,
         report_mode=False,
-        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        extra_arguments=["--IPKernelApp.log_level=CRITICAL"],  # see report.QUIET_KERNEL
     )
     _collapse_injected_parameters(out)
     _attach_provenance(out, record, params)
