@@ -10,13 +10,12 @@ the wall time, and the data's provenance and licences. Read it with :func:`load_
 from __future__ import annotations
 
 import json
-import os
 from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
-from judgerisk.panel import validate_panel
+from judgerisk.panel import atomic_write, validate_panel
 
 __all__ = [
     "SMOLLM2_LLMBAR",
@@ -112,16 +111,6 @@ def load_smollm2_llmbar_generation() -> pd.DataFrame:
         table = pd.read_parquet(path)
     table.attrs["manifest"] = manifest
     return table
-
-
-def _atomic_write(path: Path, write) -> None:
-    tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def write_shipped(
@@ -224,7 +213,7 @@ def _common_manifest(name, table, what, command, wall_seconds) -> dict:
 def _write(out_dir: Path, name: str, table: pd.DataFrame, manifest: dict) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     parquet = out_dir / f"{name}.parquet"
-    _atomic_write(parquet, lambda tmp: table.to_parquet(tmp, index=False, compression="zstd"))
+    atomic_write(parquet, lambda tmp: table.to_parquet(tmp, index=False, compression="zstd"))
     text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
-    _atomic_write(out_dir / f"{name}.manifest.json", lambda tmp: tmp.write_text(text, "utf-8"))
+    atomic_write(out_dir / f"{name}.manifest.json", lambda tmp: tmp.write_text(text, "utf-8"))
     return parquet
