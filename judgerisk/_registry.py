@@ -6,6 +6,7 @@ and :mod:`judgerisk.datasets` (public-data loaders) each keep one :class:`Regist
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Generic, TypeVar, overload
 
@@ -17,9 +18,17 @@ T = TypeVar("T")
 class Registry(Generic[T]):
     """An ordered ``name -> entry`` mapping; registering a name twice is an error."""
 
+    _instances: weakref.WeakSet[Registry] = weakref.WeakSet()
+
     def __init__(self, what: str) -> None:
         self.what = what
         self._entries: dict[str, T] = {}
+        Registry._instances.add(self)
+
+    @classmethod
+    def instances(cls) -> list[Registry]:
+        """Every registry made so far (for the provenance record), by name."""
+        return sorted(cls._instances, key=lambda r: r.what)
 
     def add(self, name: str, entry: T) -> T:
         """Register ``entry`` under ``name`` (re-registering the same entry is a no-op)."""

@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from judgerisk.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.validation import offending_rows
 
 __all__ = [
@@ -514,23 +513,6 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise PanelError(
             f"{path}: cannot read it as {suffix} ({type(exc).__name__}: {first})"
         ) from None
-
-
-def atomic_write(path: str | Path, write: Callable[[Path], object]) -> Path:
-    """Write ``path`` through ``write(tmp_path)`` into a temporary file, then rename.
-
-    The temporary file lives in the same folder (so the rename is atomic); on any failure
-    it is removed and ``path`` is left as it was.
-    """
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:

@@ -13,7 +13,9 @@ executed notebook         ``metadata["judgerisk"]["provenance"]``
 extraction manifest       the ``provenance`` field of ``manifest.json``
 ========================  ==============================================================
 
-Fields: ``judgerisk`` (version, git commit when run from a checkout), ``command`` (the exact
+Fields: ``judgerisk`` (version; from a checkout the git commit and its uncommitted changes:
+dirty or not, a sha256 of the diff, the changed files), ``extensions`` (methods registered from
+outside judgerisk: plug-ins, runtime registrations), ``command`` (the exact
 command line, or the API call), ``parameters`` (every parameter, defaults and seeds included),
 ``inputs`` (path, sha256, row count of each input), ``environment`` (python, platform and
 the versions of numpy, scipy, pandas, scikit-learn, torch, transformers when installed),
@@ -21,8 +23,10 @@ the versions of numpy, scipy, pandas, scikit-learn, torch, transformers when ins
 score column, alpha, threshold, feasibility, ...). ``judgerisk verify`` reads it back
 (:mod:`judgerisk.verify`).
 
-Outputs are written atomically (:func:`judgerisk.panel.atomic_write`): a temporary file in the same folder,
-then :func:`os.replace`, so a failure never leaves a partial file.
+Outputs are written atomically (:mod:`judgerisk.safe_write`): into a private temporary folder
+created exclusively in the target's folder, then :func:`os.replace`, so a failure never leaves
+a partial file and no planted link redirects the write; a table and its sidecar are published
+as one unit.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgerisk.panel import PanelError, atomic_write, write_table
+from judgerisk.safe_write import atomic_write_group
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,6 +56,8 @@ __all__ = [
     "sha256_file",
     "library_versions",
     "git_commit",
+    "git_changes",
+    "runtime_extensions",
     "make_record",
     "finish_record",
     "command_text",
@@ -66,6 +73,7 @@ PROVENANCE_KEY = "judgerisk.provenance"
 LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "transformers")
 _HTML_ID = "judgerisk-provenance"
 _TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson")
+_SIDECAR_SUFFIXES = (".csv", ".jsonl", ".ndjson")
 
 
 class OutputPathError(PanelError):
@@ -116,6 +124,73 @@ def git_commit(path: str | Path | None = None) -> str | None:
     return proc.stdout.strip() or None if proc.returncode == 0 else None
 
 
+def _git(root: Path, *args: str) -> bytes | None:
+    try:
+        proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def git_changes(path: str | Path | None = None) -> dict | None:
+    """Uncommitted changes of the git checkout holding judgerisk (``None`` outside one).
+
+    Returns ``{"dirty": bool, "sha256": str | None, "files": [...]}``: whether tracked files
+    differ from the commit or untracked files exist, a sha256 over ``git diff HEAD --binary``
+    and the untracked files' names and bytes (``None`` when clean), and the changed files
+    (at most 50).
+    """
+    root = Path(path) if path is not None else Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    status = _git(root, "status", "--porcelain", "--untracked-files=all")
+    diff = _git(root, "diff", "HEAD", "--binary")
+    if status is None or diff is None:
+        return None
+    lines = [ln[3:] for ln in status.decode("utf-8", "replace").splitlines() if ln.strip()]
+    if not lines:
+        return {"dirty": False, "sha256": None, "files": []}
+    digest = hashlib.sha256(diff)
+    untracked = [ln[3:] for ln in status.decode("utf-8", "replace").splitlines() if ln[:2] == "??"]
+    for name in sorted(untracked):
+        digest.update(name.encode("utf-8"))
+        try:
+            digest.update(sha256_file(root / name).encode("ascii"))
+        except OSError:
+            pass
+    return {"dirty": True, "sha256": digest.hexdigest(), "files": sorted(lines)[:50]}
+
+
+def _origin(entry: object) -> str:
+    """``module.qualname`` of a registry entry (a class or function, or the first one it holds)."""
+    if not hasattr(entry, "__qualname__"):
+        held = [v for v in getattr(entry, "__dict__", {}).values() if hasattr(v, "__qualname__")]
+        if not held:
+            return type(entry).__module__
+        entry = held[0]
+    return f"{getattr(entry, '__module__', '?')}.{getattr(entry, '__qualname__', '?')}"
+
+
+def runtime_extensions() -> dict[str, dict[str, str]]:
+    """The methods registered from outside judgerisk (plug-ins, runtime registrations).
+
+    ``{registry: {name: "module.qualname"}}`` over every registry in use (risk scores,
+    aggregation methods, data sets); entries defined in judgerisk itself are left out.
+    """
+    from judgerisk._registry import Registry
+
+    out: dict[str, dict[str, str]] = {}
+    for registry in Registry.instances():
+        extra = {
+            name: origin
+            for name, entry in registry.items()
+            if not (origin := _origin(entry)).startswith("judgerisk.")
+        }
+        if extra:
+            out[registry.what] = extra
+    return out
+
+
 def _version() -> str:
     from judgerisk import __version__
 
@@ -154,7 +229,12 @@ def make_record(
     """
     started = time.time() if started is None else started
     return {
-        "judgerisk": {"version": _version(), "git_commit": git_commit()},
+        "judgerisk": {
+            "version": _version(),
+            "git_commit": git_commit(),
+            "git_changes": git_changes(),
+        },
+        "extensions": runtime_extensions(),
         "command": list(command) if not isinstance(command, str) else command,
         "parameters": _jsonable(parameters),
         "inputs": {role: _input_entry(p, n) for role, (p, n) in (inputs or {}).items()},
@@ -240,9 +320,15 @@ def check_output_path(
     folder = path.resolve().parent
     if not folder.is_dir():
         raise OutputPathError(f"{option} {path}: folder {folder} does not exist")
-    if path.is_dir():
-        raise OutputPathError(f"{option} {path}: is a folder, not a file")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+    side = sidecar_path(path) if path.suffix.lower() in _SIDECAR_SUFFIXES else None
+    for target in (path, side):
+        if target is None:
+            continue
+        if target.is_dir():
+            raise OutputPathError(f"{option} {target}: is a folder, not a file")
+        if target.exists() and not os.access(target, os.W_OK):
+            raise OutputPathError(f"{option} {target}: not writable")
+    if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {path}: not writable")
     return path
 
@@ -251,7 +337,8 @@ def write_table_with_record(df: pd.DataFrame, path: str | Path, record: dict | N
     """Write a table atomically (by extension), with its provenance record attached.
 
     Parquet keeps the record in the schema metadata (key :data:`PROVENANCE_KEY`); csv and
-    jsonl get the sidecar :func:`sidecar_path`, also written atomically.
+    jsonl get the sidecar :func:`sidecar_path`, published with the table as one unit
+    (:func:`judgerisk.safe_write.atomic_write_group`: no failure leaves one without the other).
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -269,9 +356,14 @@ def write_table_with_record(df: pd.DataFrame, path: str | Path, record: dict | N
             pq.write_table(table, tmp)
 
         return atomic_write(path, _write)
-    write_table(df, path)
-    if text is not None:
-        atomic_write(sidecar_path(path), lambda tmp: tmp.write_text(text + "\n", "utf-8"))
+    if text is None:
+        return write_table(df, path)
+    atomic_write_group(
+        [
+            (path, lambda tmp: write_table(df, tmp)),
+            (sidecar_path(path), lambda tmp: tmp.write_text(text + "\n", "utf-8")),
+        ]
+    )
     return path
 
 
