@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from judgerisk import rerun
+from judgerisk.determinism import one_blas_thread
 from judgerisk.panel import CONDITIONS, PanelError, read_table
 from judgerisk.provenance import check_output_path, finish_record, make_record
 from judgerisk.provenance import write_table_with_record as _write_output
@@ -151,15 +152,16 @@ def _run_score(args: argparse.Namespace) -> int:
     _check_aggregators(aggregators)
     panel = load_panel(args.panel)
     record = _record(args, {"panel": (args.panel, len(panel))})
-    table = score_panel(
-        panel,
-        n_seeds=args.n_seeds,
-        seed=args.seed,
-        aggregators=aggregators,
-        max_seeds=args.max_seeds,
-        scur_options=accelerate_options(args.accelerate),
-        progress=args.progress,
-    )
+    with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
+        table = score_panel(
+            panel,
+            n_seeds=args.n_seeds,
+            seed=args.seed,
+            aggregators=aggregators,
+            max_seeds=args.max_seeds,
+            scur_options=accelerate_options(args.accelerate),
+            progress=args.progress,
+        )
     seeds = table.attrs.get("seeds", [])
     if len(seeds) > args.n_seeds:
         print(

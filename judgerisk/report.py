@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgerisk.determinism import one_blas_thread
 from judgerisk.panel import PanelError, atomic_write, check_scorable, load_panel
 from judgerisk.provenance import command_text
 
@@ -32,6 +33,7 @@ __all__ = [
     "render_report",
     "notebook_to_html",
     "run_notebook",
+    "notebook_error",
     "embedded_scores",
 ]
 
@@ -127,10 +129,22 @@ def run_notebook(
             extra_arguments=QUIET_KERNEL,
         )
     except papermill.PapermillExecutionError as exc:
-        message = f"{exc.ename}: {exc.evalue}"
-        if exc.ename in ("PanelError", "OutputPathError", "PanelFileNotFoundError"):
-            raise PanelError(str(exc.evalue)) from None
-        raise RuntimeError(f"cell {exc.exec_count} of the notebook failed: {message}") from None
+        raise notebook_error(exc) from None
+
+
+def notebook_error(exc: BaseException, notebook: str = "the notebook") -> Exception:
+    """One-line error for a notebook run that failed (instead of papermill's traceback).
+
+    A cell's :class:`~judgerisk.panel.PanelError` (bad input) stays a ``PanelError``; any
+    other cell error becomes a :class:`RuntimeError` naming the cell and the error.
+    """
+    import papermill
+
+    if not isinstance(exc, papermill.PapermillExecutionError):
+        return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
+    if exc.ename in ("PanelError", "OutputPathError", "PanelFileNotFoundError"):
+        return PanelError(str(exc.evalue))
+    return RuntimeError(f"cell {exc.exec_count} of {notebook} failed: {exc.ename}: {exc.evalue}")
 
 
 def _scores_link(scores_csv: Path) -> str:
@@ -161,6 +175,7 @@ def render_report(
     keep_notebook: str | Path | None = None,
     command: list[str] | str | None = None,
     progress: bool = False,
+    shown_record: dict | None = None,
 ) -> Path:
     """Run the report notebook on a panel file and write a self-contained HTML report.
 
@@ -184,6 +199,9 @@ def render_report(
         section); default: this function call.
     progress : bool, default False
         Show a progress bar over the notebook's cells.
+    shown_record : dict, optional
+        The provenance record shown in "Reproduce this report" (default: this run's);
+        ``judgerisk verify`` passes the verified report's, so the pages compare word by word.
 
     Returns
     -------
@@ -233,8 +251,9 @@ def render_report(
         scores_pq = Path(tmp) / "scores.parquet"
         scores.to_parquet(scores_pq)
         scores.reset_index().to_csv(scores_csv, index=False)
-        reproduce = {k: v for k, v in record.items() if k != "_t0"}
-        reproduce["command_text"] = command_text(record)
+        shown = shown_record if shown_record is not None else record
+        reproduce = {k: v for k, v in shown.items() if k != "_t0"}
+        reproduce["command_text"] = command_text(shown)
         nb_params = {
             "panel_path": str(panel_path),
             **params,
@@ -271,13 +290,14 @@ def _score_before_kernel(panel, params: dict, progress: bool):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_scorable(panel)
-        scores = score_panel(
-            panel,
-            n_seeds=params["n_seeds"],
-            seed=params["seed"],
-            scur_options=accelerate_options(params["accelerate"]),
-            progress=progress,
-        )
+        with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
+            scores = score_panel(
+                panel,
+                n_seeds=params["n_seeds"],
+                seed=params["seed"],
+                scur_options=accelerate_options(params["accelerate"]),
+                progress=progress,
+            )
     scores.attrs["warnings"] = sorted({str(w.message) for w in caught if w.category is UserWarning})
     return scores
 

@@ -13,13 +13,17 @@ from __future__ import annotations
 import argparse
 import ast
 import io
+import math
 import os
+import sys
 import tempfile
 import tokenize
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from judgerisk import runbook
+from judgerisk.report import notebook_error
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -27,6 +31,8 @@ __all__ = [
     "chapter_parameters",
     "chapter_sources",
     "find_chapter",
+    "installed_chapters",
+    "check_parameter",
     "parameters_markdown",
     "parse_assignment",
     "run_chapter",
@@ -47,11 +53,35 @@ class Parameter:
     help: str  # the trailing comment, if any
 
 
-def chapter_sources() -> list[Path]:
-    """The chapter sources, in order: ``$JUDGERISK_CHAPTERS`` or the book's ``notebooks/``.
+def installed_chapters() -> Path:
+    """The chapter sources of the installed judgerisk: ``notebooks/`` beside the package.
 
-    The book is found by :func:`judgerisk.runbook.find_book_root` (``$JUDGERISK_BOOK``, else
-    the nearest folder at or above the working directory holding ``_toc.yml``).
+    That is the book's source checkout the package was installed from (an editable install,
+    or a clone on ``PYTHONPATH``): the folder holding the ``judgerisk`` package must also hold
+    ``_toc.yml`` and ``notebooks/``. Nothing is looked up from the working directory.
+
+    Raises
+    ------
+    FileNotFoundError
+        When this installation has no chapter sources (a wheel install).
+    """
+    root = Path(__file__).resolve().parents[1]
+    if (root / "_toc.yml").is_file() and (root / "notebooks").is_dir():
+        return root / "notebooks"
+    raise FileNotFoundError(
+        f"this judgerisk installation ({Path(__file__).resolve().parent}) has no chapter "
+        "sources; clone the book's repository and install it with pip install -e, or pass "
+        "--from FOLDER (a folder of NN_name.md chapters whose code you trust)"
+    )
+
+
+def chapter_sources(folder: str | os.PathLike | None = None) -> list[Path]:
+    """The chapter sources, in order: ``folder``, else ``$JUDGERISK_CHAPTERS``, else the
+    installed judgerisk's (:func:`installed_chapters`).
+
+    Only a folder named explicitly (the argument, ``--from`` on the command line, or the
+    environment variable) replaces the installed chapters: a book found above the working
+    directory is never used, so ``judgerisk run 04`` runs no one else's code.
 
     Raises
     ------
@@ -59,32 +89,40 @@ def chapter_sources() -> list[Path]:
         When no chapter source can be found (e.g. judgerisk installed without the book).
     """
     env = os.environ.get(ENV_CHAPTERS)
-    if env:
-        folder = Path(env).expanduser()
+    if folder is not None:
+        folder, origin = Path(folder).expanduser(), "--from"
+    elif env:
+        folder, origin = Path(env).expanduser(), f"${ENV_CHAPTERS}"
     else:
-        try:
-            folder = runbook.find_book_root() / "notebooks"
-        except FileNotFoundError as err:
-            raise FileNotFoundError(
-                f"{err}; or point {ENV_CHAPTERS} at the book's notebooks folder"
-            ) from None
-    found = sorted(folder.glob("[0-9]*.md"))
+        folder, origin = installed_chapters(), "the installed judgerisk"
+    found = sorted(Path(folder).glob("[0-9]*.md"))
     if not found:
-        origin = f"${ENV_CHAPTERS}" if env else "the book's sources"
         raise FileNotFoundError(
-            f"no chapter notebooks (NN_name.md) in {folder} (from {origin}); point "
-            f"{ENV_CHAPTERS} at the book's notebooks folder"
+            f"no chapter notebooks (NN_name.md) in {folder} (from {origin}); pass --from "
+            "FOLDER with the book's notebooks"
         )
     return found
 
 
-def find_chapter(key: str | os.PathLike) -> Path:
-    """A chapter source from its number (``4``, ``"04"``), name, or path to a ``.md`` file."""
-    path = Path(key)
-    if path.suffix == ".md" and path.exists():
-        return path.resolve()
+def find_chapter(key: str | os.PathLike, source: str | os.PathLike | None = None) -> Path:
+    """A chapter source from its number (``4``, ``"04"``) or name, among :func:`chapter_sources`.
+
+    ``source`` (``--from``) is a folder of chapters to use instead of the installed ones, or
+    one ``.md`` notebook to run (then ``key`` is ignored). A path given as ``key`` is refused:
+    running a file that is not one of judgerisk's chapters must be asked for with ``source``.
+    """
+    if source is not None and Path(source).suffix == ".md":
+        if not Path(source).is_file():
+            raise FileNotFoundError(f"--from {source}: no such notebook")
+        return Path(source).resolve()
     text = str(key).strip()
-    sources = chapter_sources()
+    if text.endswith(".md") or os.sep in text:
+        raise ValueError(
+            f"{text!r} is a path, not a chapter number or name; to run a notebook that is not "
+            "one of the installed judgerisk's chapters, pass it with --from PATH (its code "
+            "runs on your machine)"
+        )
+    sources = chapter_sources(source)
     if text.isdigit():
         matches = [p for p in sources if p.name.split("_", 1)[0] == f"{int(text):02d}"]
     else:
@@ -94,6 +132,56 @@ def find_chapter(key: str | os.PathLike) -> Path:
         names = ", ".join(p.stem for p in sources)
         raise ValueError(f"unknown chapter {text!r}; the chapters are: {names}")
     return matches[0]
+
+
+def _kind(value: object) -> str:
+    return "a whole number" if isinstance(value, int) else type(value).__name__
+
+
+def check_parameter(name: str, value: object, default_text: str) -> object:
+    """``value`` for parameter ``name`` checked against its default's type and sign.
+
+    A default ``None`` (or one that is not a literal) accepts anything. Otherwise the value
+    must have the default's type (an int where the default is an int, a number where it is a
+    float, a bool where it is a bool, ...), be finite, and be >= 0 (> 0) where the default is
+    >= 0 (> 0). A number given for a text parameter becomes its text.
+
+    Raises
+    ------
+    ValueError
+        One line naming the parameter, the value and what the default asks for.
+    """
+    try:
+        default = ast.literal_eval(default_text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return value
+    if default is None:
+        return value
+    bad = f"--param {name}={value!r}: expected {{}} (the default is {default_text})"
+    if isinstance(default, str):
+        return value if isinstance(value, str) else str(value)
+    if isinstance(default, bool) or isinstance(value, bool):
+        if type(value) is not type(default):
+            raise ValueError(bad.format(_kind(default) if isinstance(default, bool) else "True"))
+        return value
+    if isinstance(default, int | float):
+        want = "a whole number" if isinstance(default, int) else "a number"
+        if isinstance(default, int):
+            ok_type = isinstance(value, int)
+        else:
+            ok_type = isinstance(value, int | float)
+        if not ok_type:
+            raise ValueError(bad.format(want))
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(bad.format(f"a finite {want.removeprefix('a ')}"))
+        if default > 0 and value <= 0:  # type: ignore[operator]
+            raise ValueError(bad.format(f"{want} > 0"))
+        if default >= 0 and value < 0:  # type: ignore[operator]
+            raise ValueError(bad.format(f"{want} >= 0"))
+        return value
+    if type(value) is not type(default):
+        raise ValueError(bad.format(f"a {type(default).__name__}"))
+    return value
 
 
 def _parameters_cell(md_path: Path) -> str:
@@ -198,6 +286,8 @@ def run_chapter(
     small: bool = False,
     overwrite: bool = False,
     cwd: str | os.PathLike | None = None,
+    source: str | os.PathLike | None = None,
+    announce: bool = False,
 ) -> tuple[Path, float]:
     """Run one chapter with papermill on the reader's parameters and write the notebook.
 
@@ -216,6 +306,11 @@ def run_chapter(
     overwrite : bool, default False
     cwd : path-like, optional
         Folder that relative paths refer to (default: the current directory).
+    source : path-like, optional
+        A folder of chapters, or one ``.md`` notebook, to run instead of the installed
+        judgerisk's chapters (:func:`find_chapter`); its code runs on this machine.
+    announce : bool, default False
+        Say on stderr which notebook runs, from where, once every check has passed.
 
     Returns
     -------
@@ -223,20 +318,22 @@ def run_chapter(
         The notebook written and the seconds the run took.
     """
     cwd = Path(cwd or Path.cwd()).resolve()
-    source = find_chapter(chapter)
-    known = {p.name for p in chapter_parameters(source)}
+    md = find_chapter(chapter, source)
+    defaults = {p.name: p.default for p in chapter_parameters(md)}
     params = dict(parameters or {})
-    unknown = sorted(set(params) - known)
+    unknown = sorted(set(params) - set(defaults))
     if unknown:
         raise ValueError(
-            f"{source.stem} has no parameter {unknown[0]!r}; its parameters are: "
-            f"{', '.join(sorted(known))}"
+            f"{md.stem} has no parameter {unknown[0]!r}; its parameters are: "
+            f"{', '.join(sorted(defaults))}"
         )
+    params = {k: check_parameter(k, v, defaults[k]) for k, v in params.items()}
     params = _absolute_paths(params, cwd)
+    _check_panels(params)
     out = (cwd / Path(output).expanduser()).resolve()
     if out.suffix != ".ipynb":
         raise ValueError(f"the output must be a .ipynb file, got {out.name}")
-    inputs = {source.resolve()} | {Path(v) for k, v in params.items() if k.endswith("_path")}
+    inputs = {md.resolve()} | {Path(v) for k, v in params.items() if k.endswith("_path")}
     if out in inputs:
         raise ValueError(f"refusing to write the output over an input: {out}")
     if out.exists() and not overwrite:
@@ -244,29 +341,52 @@ def run_chapter(
     if not out.parent.is_dir():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=".judgerisk-run-") as tmp:
-        written, seconds = runbook.execute(
-            source,
-            tmp,
-            profile="small" if small else "default",
-            parameters=params,
-        )
+        if announce:
+            origin = f"--from {source}" if source is not None else "the installed judgerisk"
+            print(f"judgerisk run: running {md} (from {origin})", file=sys.stderr)
+        try:
+            written, seconds = runbook.execute(
+                md, tmp, profile="small" if small else "default", parameters=params
+            )
+        except Exception as exc:  # noqa: BLE001 - papermill's error, as one line
+            raise notebook_error(exc, md.name) from None
         os.replace(written, out)
     return out, seconds
 
 
+def _check_panels(params: dict) -> None:
+    """A ``panel_path`` parameter must hold a valid panel (checked before the kernel starts)."""
+    from judgerisk.panel import load_panel
+
+    for name, value in params.items():
+        if name.endswith("panel_path") and isinstance(value, str) and value:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                load_panel(value)
+
+
 def _run_cli(args: argparse.Namespace) -> int:
+    if args.chapter is None and not (args.source and str(args.source).endswith(".md")):
+        raise ValueError("name a chapter (e.g. 04), or a notebook with --from PATH.md")
     params = dict(parse_assignment(p) for p in args.param or [])
     if args.list:
-        for p in chapter_parameters(find_chapter(args.chapter)):
+        for p in chapter_parameters(find_chapter(args.chapter, args.source)):
             note = f"  # {p.help}" if p.help else ""
             print(f"{p.name} = {p.default}{note}")
         return 0
     if args.output is None:
         raise ValueError("-o/--output is required (the executed .ipynb to write)")
+    md = find_chapter(args.chapter, args.source)
     out, seconds = run_chapter(
-        args.chapter, args.output, params, small=args.small, overwrite=args.overwrite
+        args.chapter,
+        args.output,
+        params,
+        small=args.small,
+        overwrite=args.overwrite,
+        source=args.source,
+        announce=True,
     )
-    print(f"wrote {out} ({seconds:.0f} s)")
+    print(f"wrote {out} ({seconds:.0f} s): ran {md}")
     return 0
 
 
@@ -275,15 +395,33 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "run",
         help="rerun a chapter of the book on your own file or parameters",
-        description="Execute one chapter notebook with papermill, with parameters of its "
-        "'parameters' cell replaced, and write the executed notebook. Relative file paths "
-        "are taken from the current directory.",
+        description="Execute one chapter notebook of the installed judgerisk with papermill, "
+        "with parameters of its 'parameters' cell replaced, and write the executed notebook. "
+        "Relative file paths are taken from the current directory. Only the installed "
+        "judgerisk's chapters run (named on stderr), never a book found near the current "
+        "directory; another folder of chapters, or any .md notebook, runs only when given "
+        "with --from (its code runs on your machine). Each --param value is checked against "
+        "the type and sign of its default before the kernel starts.",
         epilog="examples:\n  judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb\n"
         "  judgerisk run 09 --list\n"
         "  judgerisk run 01 --param n_items=500 --param seed=3 -o panel.ipynb",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("chapter", help="chapter number (e.g. 04) or name (e.g. scur_signals)")
+    p.add_argument(
+        "chapter",
+        nargs="?",
+        default=None,
+        help="chapter number (e.g. 04) or name (e.g. scur_signals); not a path (see --from)",
+    )
+    p.add_argument(
+        "--from",
+        dest="source",
+        metavar="PATH",
+        default=None,
+        help="run chapters from this folder (NN_name.md), or this one .md notebook, instead "
+        "of the installed judgerisk's; their code runs on your machine (default: the "
+        "installed judgerisk's chapters)",
+    )
     p.add_argument(
         "--param",
         action="append",

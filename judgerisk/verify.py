@@ -16,14 +16,30 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from judgerisk.determinism import one_blas_thread
 from judgerisk.panel import PanelError, load_panel, read_table
 from judgerisk.provenance import library_versions, read_record, sha256_file
+from judgerisk.record_checks import (
+    MAX_SEEDS,
+    check_command,
+    check_sizes,
+    environment_differences,
+)
 
-__all__ = ["RTOL", "ATOL", "Verification", "verify", "compare_tables"]
+__all__ = [
+    "RTOL",
+    "ATOL",
+    "RECOMPUTABLE",
+    "RecordError",
+    "Verification",
+    "verify",
+    "compare_tables",
+]
 
 #: Relative and absolute tolerance of a numeric cell.
 RTOL, ATOL = 1e-9, 1e-12
@@ -49,25 +65,47 @@ class Verification:
         return {"reproduced": 0, "differs": 1}.get(self.status, 2)
 
 
+class RecordError(PanelError):
+    """A provenance record that is not what judgerisk writes (verify: cannot tell)."""
+
+
+def _field(record: object, dotted: str, kind: type | tuple[type, ...] = object) -> Any:
+    """``record[a][b]...`` for ``dotted = "a.b..."``, or a :class:`RecordError` naming it."""
+    value = record
+    for i, key in enumerate(dotted.split(".")):
+        where = ".".join(dotted.split(".")[:i]) or "the record"
+        if not isinstance(value, dict):
+            raise RecordError(f"the provenance record's {where} is not a JSON object")
+        if key not in value:
+            raise RecordError(f"the provenance record has no field {dotted!r}")
+        value = value[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind in (int, float):
+        raise RecordError(
+            f"the provenance record's field {dotted!r} has the wrong type "
+            f"({type(value).__name__}: {str(value)[:60]!r})"
+        )
+    return value
+
+
 def _check_inputs(record: dict) -> list[str]:
     problems = []
-    for role, entry in record.get("inputs", {}).items():
-        path = Path(entry["path"])
+    for role in _field(record, "inputs", dict):
+        path = Path(_field(record, f"inputs.{role}.path", str))
+        recorded = _field(record, f"inputs.{role}.sha256", str)
         if not path.is_file():
             problems.append(f"input {role} {path} is missing")
-        elif sha256_file(path) != entry["sha256"]:
-            problems.append(
-                f"input {role} {path} has changed: sha256 {sha256_file(path)} "
-                f"(recorded {entry['sha256']})"
-            )
+        elif (now := sha256_file(path)) != recorded:
+            problems.append(f"input {role} {path} has changed: sha256 {now} (recorded {recorded})")
     return problems
 
 
 def _warn_versions(record: dict) -> None:
     now = library_versions()
-    then = record.get("environment", {})
+    then = record.get("environment")
+    then = then if isinstance(then, dict) else {}
     differ = {k: (then.get(k), v) for k, v in now.items() if k in then and then.get(k) != v}
-    recorded = record.get("judgerisk", {}).get("version")
+    about = record.get("judgerisk")
+    recorded = about.get("version") if isinstance(about, dict) else None
     from judgerisk import __version__
 
     if recorded and recorded != __version__:
@@ -125,23 +163,39 @@ def compare_tables(
     return problems
 
 
-def _recompute(record: dict) -> pd.DataFrame:
+def _load_inputs(record: dict, command: str) -> dict[str, pd.DataFrame]:
+    """The input tables of a recomputable record (already checked against their sha256)."""
+    roles = {"score": ("panel",), "report": ("panel",), "select": ("scores", "calibration")}
+    out = {}
+    for role in roles.get(command, ()):
+        path = _field(record, f"inputs.{role}.path", str)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out[role] = load_panel(path) if role == "panel" else read_table(path)
+    return out
+
+
+def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """The output table recomputed from the record's inputs and parameters."""
     params = record["parameters"]
     command = params.get("command")
-    inputs = {role: entry["path"] for role, entry in record.get("inputs", {}).items()}
     if command in ("score", "report"):
         from judgerisk.certified import accelerate_options, score_panel
 
         aggregators = params.get("aggregators", "majority,dawid_skene")
-        with warnings.catch_warnings():
+        settings = record.get("settings")
+        seeds = settings.get("seeds") if isinstance(settings, dict) else None
+        cap = params.get("max_seeds") or max(4 * params["n_seeds"], 20)
+        if isinstance(seeds, list) and params["n_seeds"] <= len(seeds) <= MAX_SEEDS:
+            cap = min(cap, len(seeds))  # the recorded run stopped there: never do more work
+        with warnings.catch_warnings(), one_blas_thread():  # as score and report did
             warnings.simplefilter("ignore")
             table = score_panel(
-                load_panel(inputs["panel"]),
+                loaded["panel"],
                 n_seeds=params["n_seeds"],
                 seed=params["seed"],
                 aggregators=tuple(a for a in aggregators.split(",") if a),
-                max_seeds=params.get("max_seeds"),
+                max_seeds=max(cap, params["n_seeds"]),
                 scur_options=accelerate_options(params.get("accelerate", "anderson")),
             )
         return table.reset_index()
@@ -151,8 +205,8 @@ def _recompute(record: dict) -> pd.DataFrame:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return select_items(
-                read_table(inputs["scores"]),
-                read_table(inputs["calibration"]),
+                loaded["scores"],
+                loaded["calibration"],
                 alpha=params["alpha"],
                 score=params["score"],
                 verdict=params["verdict"],
@@ -174,7 +228,7 @@ def _recompute(record: dict) -> pd.DataFrame:
     raise PanelError(f"cannot recompute an output of {command!r}")
 
 
-def _read_output(path: Path, record: dict) -> pd.DataFrame:
+def _read_output(path: Path) -> pd.DataFrame:
     if path.suffix.lower() in (".html", ".htm"):
         from judgerisk.report import embedded_scores
 
@@ -182,14 +236,85 @@ def _read_output(path: Path, record: dict) -> pd.DataFrame:
     return read_table(path)
 
 
+#: The commands whose outputs :func:`verify` recomputes.
+RECOMPUTABLE = ("score", "report", "select", "simulate")
+
+
+def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verification:
+    what = {".ipynb": "an executed notebook", ".json": "an extraction folder's manifest"}
+    kind = what.get(path.suffix.lower(), f"an output of {command!r}")
+    return Verification(
+        "cannot tell",
+        [
+            f"{path} is {kind}: its record names the run and its {n_inputs} input(s) still "
+            "have their recorded sha256, but judgerisk verify recomputes only score and "
+            "decision tables, simulated panels and reports; rerun it (judgerisk run, "
+            "judgerisk extract) and compare"
+        ],
+    )
+
+
+def _reproduces(path: Path, record: dict) -> Verification:
+    """The checks after the record was read (any malformed field raises RecordError)."""
+    if not isinstance(record, dict):
+        raise RecordError(f"{path}: the provenance record is not a JSON object")
+    command = _field(record, "parameters.command", str)
+    problems = _check_inputs(record)
+    if problems:
+        return Verification("cannot tell", problems)
+    if command not in RECOMPUTABLE or path.suffix.lower() in (".ipynb", ".json"):
+        return _not_recomputable(path, command, len(record["inputs"]))
+    _warn_versions(record)
+    table = _read_output(path)
+    problems = check_command(record)
+    if problems:
+        return Verification("differs", problems)
+    loaded = _load_inputs(record, command)
+    problems = check_sizes(record, len(table), loaded)
+    if problems:
+        return Verification("differs", ["not recomputed: " + p for p in problems])
+    hints = environment_differences(record)
+    try:
+        recomputed = _recompute(record, loaded)
+    except KeyError as exc:
+        return Verification("cannot tell", [*hints, f"the record has no parameter {exc}"])
+    except (PanelError, ValueError, TypeError) as exc:
+        return Verification("cannot tell", [*hints, f"recomputing failed: {exc}"])
+    diff = compare_tables(table, recomputed)
+    if not diff and command == "report":
+        diff = _compare_report(path, record, loaded)
+    return Verification("differs", [*hints, *diff]) if diff else Verification("reproduced")
+
+
+def _compare_report(path: Path, record: dict, loaded: dict) -> list[str]:
+    """The report's visible words and figures against a report regenerated from the record."""
+    from judgerisk.report import REPORT_DEFAULTS
+    from judgerisk.report_check import compare_visible, regenerate_report
+
+    params = {k: record["parameters"][k] for k in REPORT_DEFAULTS if k in record["parameters"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        page = regenerate_report(record, record["inputs"]["panel"]["path"], params)
+    return compare_visible(path.read_text(encoding="utf-8"), page, RTOL, ATOL)
+
+
 def verify(output: str | Path) -> Verification:
     """Check that an output reproduces from its provenance record.
+
+    In order: the record is a JSON object with the fields judgerisk writes; each input has
+    its recorded sha256; the command line the record shows agrees with its parameters; the
+    record's sizes agree with the output and bound the work (:mod:`judgerisk.record_checks`);
+    then the output is recomputed and every cell compared (within :data:`RTOL`,
+    :data:`ATOL`). A report is also regenerated and every visible word, number and figure
+    compared (:mod:`judgerisk.report_check`). When recomputing fails or differs, what differs
+    in the code (git commit, uncommitted changes, runtime-registered methods) is named first.
 
     Parameters
     ----------
     output : path-like
         A score or decision table (parquet, or csv / jsonl with its sidecar), a simulated
-        panel, or an HTML report.
+        panel, or an HTML report. Notebooks and extraction manifests get their inputs
+        checked and "cannot tell" (they are not recomputed).
 
     Returns
     -------
@@ -203,17 +328,6 @@ def verify(output: str | Path) -> Verification:
     """
     path = Path(output)
     try:
-        record = read_record(path)
+        return _reproduces(path, read_record(path))
     except PanelError as exc:
         return Verification("cannot tell", [str(exc)])
-    problems = _check_inputs(record)
-    if problems:
-        return Verification("cannot tell", problems)
-    _warn_versions(record)
-    try:
-        table = _read_output(path, record)
-    except PanelError as exc:
-        return Verification("cannot tell", [str(exc)])
-    recomputed = _recompute(record)
-    diff = compare_tables(table, recomputed)
-    return Verification("differs", diff) if diff else Verification("reproduced")
