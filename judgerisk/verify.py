@@ -258,10 +258,10 @@ def _reproduces(path: Path, record: dict) -> Verification:
     """The checks after the record was read (any malformed field raises RecordError)."""
     if not isinstance(record, dict):
         raise RecordError(f"{path}: the provenance record is not a JSON object")
-    command = _field(record, "parameters.command", str)
     problems = _check_inputs(record)
     if problems:
         return Verification("cannot tell", problems)
+    command = _field(record, "parameters", dict).get("command")
     if command not in RECOMPUTABLE or path.suffix.lower() in (".ipynb", ".json"):
         return _not_recomputable(path, command, len(record["inputs"]))
     _warn_versions(record)
