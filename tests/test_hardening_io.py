@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -175,7 +176,7 @@ class _Live(HTMLParser):
             self.live.append(tag)
 
 
-HOSTILE = "x`<img src=x onerror=alert(9)>`\n```\n<script>alert(1)</script>.csv"
+HOSTILE = "x`<img src=x onerror=alert(9)>`\n```\n<svg onload=alert(1)>.csv"
 
 
 def test_3_6_hostile_file_name_and_edited_report(tmp_path, monkeypatch, capsys):
@@ -450,7 +451,9 @@ def test_fuzz_mutated_records_end_in_a_verdict(simulated, data, op):
             parent[key] = data.draw(_JSON)
     try:
         sidecar_path(out).write_text(json.dumps(record))
-        result = verify(out)  # never raises, never runs long
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "library versions differ" on mutated versions
+            result = verify(out)  # never raises, never runs long
         assert result.status in ("reproduced", "differs", "cannot tell")
         assert all(isinstance(m, str) and "Traceback" not in m for m in result.messages)
         if record == good:
