@@ -108,15 +108,17 @@ def bpe_table(
     both = wide[[ORIGINAL, _SWAP]].dropna()
     if both.empty:
         raise PanelError("no (item, judge) was judged in both the 'original' and 'swap' orders")
-    sig = bpe(both[ORIGINAL].to_numpy(), both[_SWAP].to_numpy())
-    p_bar = 0.5 * (1 / (1 + np.exp(-both[ORIGINAL].to_numpy())) + 1 / (1 + np.exp(-both[_SWAP].to_numpy())))
+    fwd, rev = both[ORIGINAL].to_numpy(), both[_SWAP].to_numpy()
+    sig = bpe(fwd, rev)
+    p_bar = np.where(sig.pred == 1, sig.confidence, 1.0 - sig.confidence)
+    # p_bar = 1/2 exactly iff logit_fwd = -logit_rev: a tie, never silently A
     out = pd.DataFrame(
         {
-            "logit_fwd": both[ORIGINAL].to_numpy(),
-            "logit_rev": both[_SWAP].to_numpy(),
+            "logit_fwd": fwd,
+            "logit_rev": rev,
             "bpe": sig.score,
             "p_bar": p_bar,
-            "verdict": np.where(p_bar == 0.5, "tie", np.where(p_bar > 0.5, "A", "B")),
+            "verdict": np.where(fwd == -rev, "tie", np.where(sig.pred == 1, "A", "B")),
         },
         index=both.index,
     ).reset_index()

@@ -8,6 +8,7 @@ panel rows plus what it assumed. The built-in importers are listed at the end of
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from judgerisk.importers.crowdkit import read_crowdkit
 from judgerisk.importers.fastchat import read_fastchat
 from judgerisk.importers.lm_eval import read_lm_eval
 from judgerisk.orientation import check_orientation, count_ties
-from judgerisk.panel import PanelError, validate_panel
+from judgerisk.panel import ORIGINAL, PanelError, validate_panel
 
 __all__ = [
     "IMPORTERS",
@@ -74,6 +75,17 @@ def get_importer(name: str) -> Importer:
         raise PanelError(str(exc)) from None
 
 
+def _without_orphans(rows: pd.DataFrame, dropped: Counter) -> tuple[pd.DataFrame, Counter]:
+    """Drop (and count) the rows of items left with no original-order verdict by any judge."""
+    has = set(rows.loc[rows["condition"] == ORIGINAL, "item"])
+    orphan = ~rows["item"].isin(has)
+    if not orphan.any():
+        return rows, dropped
+    out = Counter(dropped)
+    out["verdicts of items with no original-order verdict left"] += int(orphan.sum())
+    return rows.loc[~orphan].reset_index(drop=True), out
+
+
 def import_judgments(
     fmt: str, paths: Sequence[str | Path] | str | Path, **assumptions: Any
 ) -> tuple[pd.DataFrame, dict]:
@@ -111,9 +123,11 @@ def import_judgments(
     if not paths:
         raise PanelError(f"format {fmt!r}: no file given")
     got = imp.reader(paths, **assumptions)
-    if got.rows.empty:
-        raise PanelError(f"{', '.join(map(str, paths))}: no judgement left to import ({dict(got.dropped)})")
-    panel = validate_panel(got.rows, conditions=None)
+    rows, dropped = (got.rows, got.dropped) if got.rows.empty else _without_orphans(got.rows, got.dropped)
+    if rows.empty:
+        files = ", ".join(map(str, paths))
+        raise PanelError(f"{files}: no judgement left to import (dropped: {dict(dropped)})")
+    panel = validate_panel(rows, conditions=None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_orientation(panel)
@@ -121,7 +135,7 @@ def import_judgments(
         "format": fmt,
         "files": [str(p) for p in paths],
         "assumptions": {"tie policy": "p = 1/2 is a tie: half a vote for A and half for B", **got.assumptions},
-        "dropped": dict(got.dropped),
+        "dropped": dict(dropped),
         "ties": count_ties(panel),
         "orientation_warnings": [str(w.message) for w in caught],
         "shape": {
