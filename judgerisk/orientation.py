@@ -28,7 +28,11 @@ def count_ties(panel: pd.DataFrame) -> dict[str, int]:
     """Number of tie cells (``logit == 0``) in a validated panel, overall and per condition."""
     tie = panel["logit"].to_numpy(dtype=np.float64) == 0.0
     per = panel.loc[tie, "condition"].value_counts()
-    return {"total": int(tie.sum()), "cells": len(panel), **{str(k): int(v) for k, v in per.items()}}
+    return {
+        "total": int(tie.sum()),
+        "cells": len(panel),
+        **{str(k): int(v) for k, v in per.items()},
+    }
 
 
 def tie_message(panel: pd.DataFrame) -> str | None:

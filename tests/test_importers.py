@@ -290,7 +290,7 @@ def _two_two_tie():
 
 def test_majority_tie_rule_is_one_rule_through_every_api():
     panel = _two_two_tie()
-    from judgerisk.panel import validate_panel, to_wide
+    from judgerisk.panel import to_wide, validate_panel
 
     panel = validate_panel(panel)
     votes = verdicts(panel)
@@ -311,8 +311,8 @@ def test_majority_tie_rule_is_one_rule_through_every_api():
 
 
 def test_tie_cells_are_half_a_vote_in_the_vote_entropy():
-    from judgerisk.risk.baselines import ve
     from judgerisk.panel import validate_panel
+    from judgerisk.risk.baselines import ve
 
     panel = validate_panel(_two_two_tie())
     assert ve(panel)["y"] == pytest.approx(1.0)  # 1.5 of 3 votes for A

@@ -64,7 +64,8 @@ def read_alpaca_eval(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSIL
         condition ``original``. ``null`` preferences are dropped and counted.
     """
     check_epsilon(epsilon)
-    rows, dropped = [], Counter()
+    rows: list[dict] = []
+    dropped: Counter[str] = Counter()
     for path in paths:
         for k, rec in enumerate(read_json_records(path)):
             where = f"{path}, record {k}"

@@ -62,7 +62,8 @@ def read_arena_hard(
         ``null`` scores are dropped and counted.
     """
     check_epsilon(epsilon, weak)
-    rows, dropped = [], Counter()
+    rows: list[dict] = []
+    dropped: Counter[str] = Counter()
     for path in paths:
         path = Path(path)
         for n, rec in read_jsonl_records(path):

@@ -63,7 +63,8 @@ def _run_import(args: argparse.Namespace) -> int:
     print(
         f"wrote {args.output}: {s['items']} items x {s['judges']} judges x "
         f"{len(s['conditions'])} conditions ({len(panel)} rows); next: judgerisk report "
-        f"{args.output} -o report.html" + (" (or judgerisk bpe: one judge)" if s["judges"] < 2 else ""),
+        f"{args.output} -o report.html"
+        + (" (or judgerisk bpe: one judge)" if s["judges"] < 2 else ""),
         file=err,
     )
     return 0
@@ -187,7 +188,7 @@ def recompute(command: str, params: dict, inputs: dict) -> pd.DataFrame:
     return bpe_table(load_panel(inputs["panel"], conditions=None), cal, params["alpha"])
 
 
-def add_subcommands(sub: argparse._SubParsersAction, fmt: type) -> None:
+def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:
     """Register ``import`` and ``bpe`` on the ``judgerisk`` parser."""
     from judgerisk.importers import IMPORTERS, get_importer
 

@@ -34,7 +34,11 @@ _FIELDS = ("question_id", "model_1", "model_2", "g1_winner", "g2_winner", "judge
 
 
 def _judge_name(judge: object, where: str) -> str:
-    if isinstance(judge, list | tuple) and len(judge) >= 1 and all(isinstance(j, str) for j in judge):
+    if (
+        isinstance(judge, list | tuple)
+        and len(judge) >= 1
+        and all(isinstance(j, str) for j in judge)
+    ):
         return "/".join(judge[:2])
     raise PanelError(f"{where}: field 'judge' must be [model, prompt name], got {judge!r}")
 
@@ -57,7 +61,8 @@ def read_fastchat(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSILON)
         counted.
     """
     check_epsilon(epsilon)
-    rows, dropped = [], Counter()
+    rows: list[dict] = []
+    dropped: Counter[str] = Counter()
     for path in paths:
         for n, rec in read_jsonl_records(path):
             where = f"{path}, line {n}"
@@ -68,7 +73,9 @@ def read_fastchat(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSILON)
                 )
             require(rec, _FIELDS, where)
             judge = _judge_name(rec["judge"], where)
-            item = f"{rec['question_id']}|{rec['model_1']}|{rec['model_2']}|turn{rec.get('turn', 1)}"
+            item = (
+                f"{rec['question_id']}|{rec['model_1']}|{rec['model_2']}|turn{rec.get('turn', 1)}"
+            )
             for game, cond in (("g1_winner", "original"), ("g2_winner", "swap")):
                 winner = rec[game]
                 if winner == "error":

@@ -35,11 +35,13 @@ def _loglik(resp: object, where: str) -> float:
     try:
         out = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise PanelError(f"{where}: a log-likelihood expected in filtered_resps, got {resp!r}") from None
+        raise PanelError(
+            f"{where}: a log-likelihood expected in filtered_resps, got {resp!r}"
+        ) from None
     return out
 
 
-def _gold(target: object, where: str) -> str | None:
+def _gold(target: object, where: str) -> str:
     if target in (0, "0"):
         return "A"
     if target in (1, "1"):

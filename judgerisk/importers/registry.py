@@ -118,12 +118,16 @@ def import_judgments(
     imp = get_importer(fmt)
     unknown = sorted(set(assumptions) - set(imp.options))
     if unknown:
-        raise PanelError(f"format {fmt!r} takes no option(s) {unknown}; it takes {list(imp.options)}")
+        raise PanelError(
+            f"format {fmt!r} takes no option(s) {unknown}; it takes {list(imp.options)}"
+        )
     paths = [paths] if isinstance(paths, str | Path) else list(paths)
     if not paths:
         raise PanelError(f"format {fmt!r}: no file given")
     got = imp.reader(paths, **assumptions)
-    rows, dropped = (got.rows, got.dropped) if got.rows.empty else _without_orphans(got.rows, got.dropped)
+    rows, dropped = (
+        (got.rows, got.dropped) if got.rows.empty else _without_orphans(got.rows, got.dropped)
+    )
     if rows.empty:
         files = ", ".join(map(str, paths))
         raise PanelError(f"{files}: no judgement left to import (dropped: {dict(dropped)})")
@@ -134,7 +138,10 @@ def import_judgments(
     record = {
         "format": fmt,
         "files": [str(p) for p in paths],
-        "assumptions": {"tie policy": "p = 1/2 is a tie: half a vote for A and half for B", **got.assumptions},
+        "assumptions": {
+            "tie policy": "p = 1/2 is a tie: half a vote for A and half for B",
+            **got.assumptions,
+        },
         "dropped": dict(dropped),
         "ties": count_ties(panel),
         "orientation_warnings": [str(w.message) for w in caught],
@@ -151,7 +158,9 @@ def import_judgments(
 
 # ----------------------------------------------------------------------------- built-ins
 # Listed here explicitly, in the order of IMPORTERS.
-register_importer("fastchat", read_fastchat, files="model_judgment/*_pair.jsonl", options=("epsilon",))
+register_importer(
+    "fastchat", read_fastchat, files="model_judgment/*_pair.jsonl", options=("epsilon",)
+)
 register_importer(
     "arena_hard",
     read_arena_hard,

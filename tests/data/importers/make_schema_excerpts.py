@@ -30,7 +30,11 @@ for judge in ("gpt-4", "claude-v1"):
     recs = []
     for qid in range(81, 101):
         g1 = _pick([0.55, 0.3, 0.12, 0.03], ["model_1", "model_2", "tie", "error"])
-        g2 = g1 if rng.random() < 0.7 else _pick([0.4, 0.4, 0.2, 0.0], ["model_1", "model_2", "tie", "error"])
+        g2 = (
+            g1
+            if rng.random() < 0.7
+            else _pick([0.4, 0.4, 0.2, 0.0], ["model_1", "model_2", "tie", "error"])
+        )
         tok = {"model_1": "[[A]]", "model_2": "[[B]]", "tie": "[[C]]", "error": "$ERROR$"}
         tok2 = {"model_1": "[[B]]", "model_2": "[[A]]", "tie": "[[C]]", "error": "$ERROR$"}
         recs.append(
@@ -67,8 +71,16 @@ for judge in ("gpt-4-1106-preview", "claude-3-opus-20240229"):
                 "model": "llama-3-8b-instruct",
                 "judge": judge,
                 "games": [
-                    {"user_prompt": "<|User Prompt|>\n...", "judgment": f"... [[{g1}]]", "score": g1},
-                    {"user_prompt": "<|User Prompt|>\n...", "judgment": f"... [[{g2}]]", "score": g2},
+                    {
+                        "user_prompt": "<|User Prompt|>\n...",
+                        "judgment": f"... [[{g1}]]",
+                        "score": g1,
+                    },
+                    {
+                        "user_prompt": "<|User Prompt|>\n...",
+                        "judgment": f"... [[{g2}]]",
+                        "score": g2,
+                    },
                 ],
             }
         )
