@@ -106,7 +106,7 @@ def test_fastchat_games_ties_errors(tmp_path):
     orphan = "verdicts of items with no original-order verdict left"
     assert rec["dropped"] == {"g1_winner = error": 1, orphan: 1}  # item 3's game 2 goes too
     assert rec["ties"]["total"] == 1 and rec["assumptions"]["epsilon"] == 0.1
-    assert set(panel["judge"]) == {"gpt-4/pair-v2"}
+    assert set(panel["judge"]) == {"gpt-4"} and set(panel["judge_prompt"]) == {"pair-v2"}
 
 
 def test_fastchat_single_grading_is_refused_with_a_reason(tmp_path):
@@ -320,6 +320,27 @@ def test_tie_cells_are_half_a_vote_in_the_vote_entropy():
 
 
 # --------------------------------------------------------------------------- one judge
+REAL_FC = DATA / "fastchat_real" / "model_judgment"
+
+
+def test_real_fastchat_excerpt_is_one_judge_in_two_orders(tmp_path, capsys):
+    out = tmp_path / "mt.csv"
+    assert main(["import", "fastchat", str(REAL_FC / "gpt-4_pair.jsonl"), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "dropped: 2 g2_winner = error, 1 g1_winner = error" in err
+    assert "next: judgerisk bpe" in err
+    record = read_record(out)["assumptions"]
+    assert record["shape"] == {"items": 25, "judges": 1, "conditions": ["original", "swap"]}
+    assert record["ties"]["total"] == 3
+    panel = load_panel(out, None)
+    assert set(panel["judge_prompt"]) == {"pair-v2", "pair-math-v1"}
+    assert main(["bpe", str(out), "-o", str(tmp_path / "bpe.csv")]) == EXIT_OK
+    table = pd.read_csv(tmp_path / "bpe.csv")
+    assert len(table) == 24 and (table["verdict"] == "tie").sum() == 1
+    single = str(REAL_FC / "gpt-4_single.jsonl")
+    assert main(["import", "fastchat", single, "-o", str(tmp_path / "x.csv")]) == EXIT_USAGE
+    assert "cannot become a panel" in capsys.readouterr().err
+
 @pytest.fixture()
 def one_judge(tmp_path):
     out = tmp_path / "one.csv"

@@ -20,7 +20,16 @@ from judgerisk.provenance import write_table_with_record as _write_output
 
 __all__ = ["add_subcommands", "bpe_table", "recompute"]
 
-_OPTIONS = ("epsilon", "weak", "baseline", "judge", "swap_suffix", "label_a", "label_tie")
+_OPTIONS = (
+    "epsilon",
+    "judge_by",
+    "weak",
+    "baseline",
+    "judge",
+    "swap_suffix",
+    "label_a",
+    "label_tie",
+)
 _SWAP = "swap"
 
 
@@ -60,11 +69,11 @@ def _run_import(args: argparse.Namespace) -> int:
     print(f"  dropped: {dropped}", file=err)
     print(f"  ties: {ties['total']} of {ties['cells']} cells (p = 1/2)", file=err)
     s = info["shape"]
+    nxt = "bpe" if s["judges"] < 2 else "report"
     print(
-        f"wrote {args.output}: {s['items']} items x {s['judges']} judges x "
-        f"{len(s['conditions'])} conditions ({len(panel)} rows); next: judgerisk report "
-        f"{args.output} -o report.html"
-        + (" (or judgerisk bpe: one judge)" if s["judges"] < 2 else ""),
+        f"wrote {args.output}: {s['items']} items x {s['judges']} judge(s) x "
+        f"{len(s['conditions'])} condition(s) ({len(panel)} rows); next: judgerisk {nxt} "
+        f"{args.output} -o {'bpe.csv' if nxt == 'bpe' else 'report.html'}",
         file=err,
     )
     return 0
@@ -216,6 +225,9 @@ def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
     p.add_argument("paths", nargs="+", help="its output files")
     p.add_argument("-o", "--output", required=True, help="panel to write (.csv/.parquet/.jsonl)")
     p.add_argument("--epsilon", type=float, help="hard verdicts -> 1-epsilon / epsilon (0.05)")
+    p.add_argument(
+        "--judge-by", choices=("model", "model+prompt"), help="fastchat: what names a judge (model)"
+    )
     p.add_argument("--weak", type=float, help="arena_hard: P(A) of A>B (0.75)")
     p.add_argument("--baseline", help="arena_hard: the baseline model (records without one)")
     p.add_argument("--judge", help="lm_eval: judge name (default: the file's folder)")

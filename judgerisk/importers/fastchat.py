@@ -33,17 +33,22 @@ _WINNER = {"model_1": A, "model_2": B, "tie": TIE}
 _FIELDS = ("question_id", "model_1", "model_2", "g1_winner", "g2_winner", "judge")
 
 
-def _judge_name(judge: object, where: str) -> str:
+_JUDGE_BY = ("model", "model+prompt")
+
+
+def _judge_name(judge: object, where: str, judge_by: str) -> tuple[str, str]:
     if (
         isinstance(judge, list | tuple)
-        and len(judge) >= 1
+        and len(judge) == 2
         and all(isinstance(j, str) for j in judge)
     ):
-        return "/".join(judge[:2])
+        return (judge[0] if judge_by == "model" else "/".join(judge)), judge[1]
     raise PanelError(f"{where}: field 'judge' must be [model, prompt name], got {judge!r}")
 
 
-def read_fastchat(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSILON) -> Imported:
+def read_fastchat(
+    paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSILON, judge_by: str = "model"
+) -> Imported:
     """Read FastChat pairwise judgment files into panel rows.
 
     Parameters
@@ -52,15 +57,22 @@ def read_fastchat(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSILON)
         ``*_pair.jsonl`` files (one per judge model, any number).
     epsilon : float, default 0.05
         Hard verdicts become ``1 - ε`` / ``ε``; a ``tie`` is ``p = 1/2``.
+    judge_by : {"model", "model+prompt"}, default "model"
+        What names a judge. MT-Bench judges math, reasoning and coding questions with a
+        reference-guided prompt (``pair-math-v1``) and the others with ``pair-v2``: by
+        ``"model+prompt"`` they become two judges on disjoint items. The prompt is kept in the
+        column ``judge_prompt`` either way.
 
     Returns
     -------
     Imported
-        Item ``"<question_id>|<model_1>|<model_2>|turn<turn>"``, judge ``"<judge model>/<prompt>"``,
+        Item ``"<question_id>|<model_1>|<model_2>|turn<turn>"``, judge (see ``judge_by``),
         condition ``original`` (game 1) and ``swap`` (game 2). ``error`` games are dropped and
         counted.
     """
     check_epsilon(epsilon)
+    if judge_by not in _JUDGE_BY:
+        raise PanelError(f"judge_by must be one of {_JUDGE_BY}, got {judge_by!r}")
     rows: list[dict] = []
     dropped: Counter[str] = Counter()
     for path in paths:
@@ -72,7 +84,7 @@ def read_fastchat(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSILON)
                     "compares no pair, so it cannot become a panel; import the *_pair.jsonl files"
                 )
             require(rec, _FIELDS, where)
-            judge = _judge_name(rec["judge"], where)
+            judge, prompt = _judge_name(rec["judge"], where, judge_by)
             item = (
                 f"{rec['question_id']}|{rec['model_1']}|{rec['model_2']}|turn{rec.get('turn', 1)}"
             )
@@ -96,6 +108,7 @@ def read_fastchat(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSILON)
                         "model_1": rec["model_1"],
                         "model_2": rec["model_2"],
                         "turn": rec.get("turn", 1),
+                        "judge_prompt": prompt,
                     }
                 )
     assumptions = {
@@ -104,6 +117,8 @@ def read_fastchat(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSILON)
         "orientation": "answer A = model_1 in both games (FastChat maps game 2 back itself); "
         "game 1 -> original, game 2 -> swap",
         "item id": "<question_id>|<model_1>|<model_2>|turn<turn>",
-        "judge": "<judge model>/<prompt name> from the 'judge' field",
+        "judge": "the judge model of the 'judge' field (prompt in column judge_prompt)"
+        if judge_by == "model"
+        else "<judge model>/<prompt name> of the 'judge' field",
     }
     return Imported(pd.DataFrame(rows), assumptions, dropped)

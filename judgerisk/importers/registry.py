@@ -159,7 +159,7 @@ def import_judgments(
 # ----------------------------------------------------------------------------- built-ins
 # Listed here explicitly, in the order of IMPORTERS.
 register_importer(
-    "fastchat", read_fastchat, files="model_judgment/*_pair.jsonl", options=("epsilon",)
+    "fastchat", read_fastchat, files="model_judgment/*_pair.jsonl", options=("epsilon", "judge_by")
 )
 register_importer(
     "arena_hard",
