@@ -89,7 +89,7 @@ def read_arena_hard(
                 if score is None:
                     dropped[f"game {k + 1} score = null"] += 1
                     continue
-                if score not in VERDICT_STRENGTH:
+                if not isinstance(score, str) or score not in VERDICT_STRENGTH:
                     raise PanelError(
                         f"{where}: unknown score {score!r} in game {k + 1}; Arena-Hard writes "
                         f"one of {list(VERDICT_STRENGTH)} or null"

@@ -93,7 +93,7 @@ def read_fastchat(
                 if winner == "error":
                     dropped[f"{game} = error"] += 1
                     continue
-                if winner not in _WINNER:
+                if not isinstance(winner, str) or winner not in _WINNER:
                     raise PanelError(
                         f"{where}: unknown {game} {winner!r}; FastChat writes one of "
                         f"{[*_WINNER, 'error']}"

@@ -7,6 +7,7 @@ panel rows plus what it assumed. The built-in importers are listed at the end of
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -75,6 +76,19 @@ def get_importer(name: str) -> Importer:
         raise PanelError(str(exc)) from None
 
 
+def _scalars(rows: pd.DataFrame) -> pd.DataFrame:
+    """Extra columns copied from the records with any list or object value written as JSON text."""
+    out = rows.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            nested = out[col].map(lambda v: isinstance(v, list | dict | tuple))
+            if nested.any():
+                out[col] = out[col].map(
+                    lambda v: json.dumps(v) if isinstance(v, list | dict | tuple) else v
+                )
+    return out
+
+
 def _without_orphans(rows: pd.DataFrame, dropped: Counter) -> tuple[pd.DataFrame, Counter]:
     """Drop (and count) the rows of items left with no original-order verdict by any judge."""
     has = set(rows.loc[rows["condition"] == ORIGINAL, "item"])
@@ -125,6 +139,7 @@ def import_judgments(
     if not paths:
         raise PanelError(f"format {fmt!r}: no file given")
     got = imp.reader(paths, **assumptions)
+    got.rows = _scalars(got.rows)
     rows, dropped = (
         (got.rows, got.dropped) if got.rows.empty else _without_orphans(got.rows, got.dropped)
     )
