@@ -341,6 +341,7 @@ def test_real_fastchat_excerpt_is_one_judge_in_two_orders(tmp_path, capsys):
     assert main(["import", "fastchat", single, "-o", str(tmp_path / "x.csv")]) == EXIT_USAGE
     assert "cannot become a panel" in capsys.readouterr().err
 
+
 @pytest.fixture()
 def one_judge(tmp_path):
     out = tmp_path / "one.csv"
@@ -385,3 +386,12 @@ def test_bpe_table_matches_the_formula():
     pbar = (1 / (1 + np.exp(-1.0)) + 1 / (1 + np.exp(-3.0))) / 2
     h = -(pbar * np.log(pbar) + (1 - pbar) * np.log(1 - pbar))
     assert t.loc[2, "bpe"] == pytest.approx(h) and t.loc[2, "verdict"] == "A"
+
+
+def test_tie_cells_are_their_own_value_in_matched_votes():
+    from judgerisk.panel import validate_panel
+    from judgerisk.risk.metrics import consensus_share, vote_patterns
+
+    votes = verdicts(validate_panel(_two_two_tie()))
+    assert vote_patterns(votes).to_dict() == {"x": "AABB", "y": "ATB."}
+    assert consensus_share(votes)["y"] == pytest.approx(0.5)
