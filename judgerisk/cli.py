@@ -1,4 +1,4 @@
-"""The ``judgerisk`` command line: simulate, extract, score, select, report, run.
+"""The ``judgerisk`` command line: import, simulate, extract, score, select, report, run, bpe.
 
 Exit codes
 ----------
@@ -42,6 +42,7 @@ EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_DEPENDENCY, EXIT_INTERRUPTED = 0, 1, 2, 
 
 _EPILOG = """\
 examples:
+  judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv
   judgerisk simulate -o panel.csv --n-items 1000 --seed 0
   judgerisk score panel.csv -o scores.csv --n-seeds 5
   judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 -o decisions.csv
@@ -170,7 +171,10 @@ def _run_score(args: argparse.Namespace) -> int:
             f"(cap with --max-seeds {args.n_seeds})",
             file=sys.stderr,
         )
+    from judgerisk.orientation import count_ties
+
     settings = {"seeds": seeds, "n_items": len(table), "columns": list(table.columns)}
+    settings["ties"] = count_ties(panel)
     _write_output(table.reset_index(), args.output, finish_record(record, settings))
     print(
         f"wrote {args.output}: {len(table)} items; columns {', '.join(table.columns)}",
@@ -442,6 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=_positive_int, default=600, help="seconds per cell")
     p.set_defaults(func=_run_report)
     rerun.add_subcommand(sub)
+    from judgerisk.importers.cli import add_subcommands
+
+    add_subcommands(sub, fmt)  # import, bpe
 
     p = sub.add_parser(
         "verify",

@@ -14,7 +14,7 @@ judge      judge name (str)
 condition  one of the condition names, ``"original"`` is the unperturbed prompt
 logit      m = log P(A) - log P(B) over the two verdict tokens, canonical, in [-20, 20]
 p          sigmoid(logit), canonical
-verdict    1 if logit > 0 (A wins) else 0 (a tie, logit == 0, counts as B)
+verdict    1 if logit > 0 (A wins), 0 if logit < 0, 0.5 if logit == 0 (a tie: half a vote each)
 gold       "A" / "B" (optional; read only for evaluation)
 ========== =========================================================================
 
@@ -164,8 +164,8 @@ def validate_panel(
         A copy with columns ``item, judge, condition, logit, p, verdict[, gold]`` followed
         by any extra input columns, sorted by item, judge and condition (allowed order),
         with a fresh RangeIndex. ``logit`` is clipped to ``[-20, 20]``,
-        ``p = sigmoid(logit)`` of the clipped logit, and ``verdict = 1[logit > 0]``
-        (a tie, ``logit == 0``, counts as B).
+        ``p = sigmoid(logit)`` of the clipped logit, and ``verdict`` 1.0 (``logit > 0``),
+        0.0 (``logit < 0``) or 0.5 (a tie, ``logit == 0``: half a vote for each answer).
 
     Raises
     ------
@@ -218,7 +218,9 @@ def validate_panel(
     m = _canonical_logit(out)
     out["logit"] = np.clip(m, -LOGIT_CLIP, LOGIT_CLIP)
     out["p"] = expit(out["logit"].to_numpy())
-    out["verdict"] = (out["logit"].to_numpy() > 0).astype(np.int8)
+    m = out["logit"].to_numpy()
+    # a tie (logit == 0) is half a vote for each answer (book page "Importing your judges")
+    out["verdict"] = np.where(m > 0, 1.0, np.where(m < 0, 0.0, 0.5))
 
     order = list(allowed) if allowed is not None else _condition_order(out["condition"])
     item_code, items_sorted = pd.factorize(out["item"], sort=True)
@@ -576,7 +578,7 @@ def to_long(wide: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL)
 
 
 def verdicts(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
-    """Binary verdicts (1.0 = A wins, 0.0 = B) as an item x judge table, NaN where missing."""
+    """Votes (1.0 = A wins, 0.0 = B, 0.5 = a tie) as an item x judge table, NaN where missing."""
     return to_wide(panel, value="verdict", condition=condition).astype(np.float64)
 
 
@@ -637,10 +639,17 @@ def check_scorable(panel: pd.DataFrame) -> None:
     orig = panel.loc[panel["condition"] == ORIGINAL]
     judges = pd.unique(orig["judge"])
     if len(judges) < 2:
+        both = len(judges) == 1 and "swap" in set(panel["condition"])
         raise PanelError(
             f"panel scoring needs at least two judges in the '{ORIGINAL}' condition; "
             f"found {len(judges)} ({list(judges)})"
+            + ("; for one judge in both orders use: judgerisk bpe PANEL -o bpe.csv" if both else "")
         )
+    from judgerisk.orientation import check_orientation, tie_message
+
+    if (ties := tie_message(panel)) is not None:
+        warnings.warn(ties, UserWarning, stacklevel=2)
+    check_orientation(panel)
     per_item = orig.groupby("item", sort=False)["judge"].nunique()
     lonely = int((per_item < 2).sum())
     if lonely:

@@ -121,8 +121,9 @@ def to_labels(wins_a: npt.ArrayLike) -> np.ndarray:
 
 
 def binary_indicators(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indicator matrices (votes for A, votes for B) of a {0, 1, NaN} array, as float64."""
-    return (arr == 1.0).astype(np.float64), (arr == 0.0).astype(np.float64)
+    """Vote matrices (for A, for B) of a {0, 0.5, 1, NaN} array, as float64 (a tie: 1/2 each)."""
+    seen = ~np.isnan(arr)
+    return np.where(seen, arr, 0.0), np.where(seen, 1.0 - arr, 0.0)
 
 
 # ----------------------------------------------------------------------------- numbers
@@ -222,7 +223,8 @@ def check_votes(votes: pd.DataFrame, name: str = "votes") -> np.ndarray:
     Parameters
     ----------
     votes : pandas.DataFrame
-        Rows are items, columns judges; 1.0 = "A" wins, 0.0 = "B" wins, NaN = missing.
+        Rows are items, columns judges; 1.0 = "A" wins, 0.0 = "B" wins, 0.5 = a tie (half a
+        vote each), NaN = missing.
         Boolean and integer dtypes are accepted.
     name : str
         Name used in error messages.
@@ -236,7 +238,7 @@ def check_votes(votes: pd.DataFrame, name: str = "votes") -> np.ndarray:
     ------
     ValueError
         If ``votes`` is not a DataFrame, has duplicated items or judges, or holds values other
-        than 0, 1 or NaN (the message names up to 10 offending (item, judge) cells).
+        than 0, 0.5, 1 or NaN (the message names up to 10 offending (item, judge) cells).
     """
     if not isinstance(votes, pd.DataFrame):
         raise ValueError(f"{name} must be a pandas DataFrame (item x judge), got {type(votes)!r}")
@@ -250,7 +252,7 @@ def check_votes(votes: pd.DataFrame, name: str = "votes") -> np.ndarray:
         arr = votes.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as err:
         raise ValueError(f"{name}: votes must be numeric 1.0 (A) / 0.0 (B) / NaN: {err}") from err
-    bad = ~(np.isnan(arr) | (arr == 0.0) | (arr == 1.0))
+    bad = ~(np.isnan(arr) | (arr == 0.0) | (arr == 1.0) | (arr == 0.5))
     if bad.any():
         rows, cols = np.nonzero(bad)
         cells = [

@@ -225,6 +225,12 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
         if params.get("part") == "labels":
             data = sim.data.drop_duplicates("item")[["item", "gold"]]
         return data.reset_index(drop=True)
+    if command in ("import", "bpe"):
+        from judgerisk.importers.cli import recompute
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return recompute(command, params, inputs)
     raise PanelError(f"cannot recompute an output of {command!r}")
 
 

@@ -7,6 +7,7 @@ property-based fuzz test of the readers, and a check that no command modifies it
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shutil
 import tempfile
@@ -444,3 +445,87 @@ def test_no_command_modifies_its_inputs(files, monkeypatch, capsys):
         check_output_path("./panel.csv", inputs=("panel.csv",))
     after = _hashes(files)
     assert {k: after[k] for k in inputs} == inputs
+
+
+# --------------------------------------------------------------------------- fuzz: importers
+_IMPORT_DATA = Path(__file__).parent / "data" / "importers"
+_IMPORT_FILES = {
+    "fastchat": _IMPORT_DATA / "fastchat" / "model_judgment" / "gpt-4_pair.jsonl",
+    "arena_hard": _IMPORT_DATA
+    / "arena_hard"
+    / "model_judgment"
+    / "gpt-4-1106-preview"
+    / "llama-3-8b-instruct.jsonl",
+    "alpaca_eval": _IMPORT_DATA / "alpaca_eval" / "alpaca_eval_gpt4_turbo_fn" / "annotations.json",
+    "lm_eval": _IMPORT_DATA
+    / "lm_eval"
+    / "EleutherAI__pythia-1.4b"
+    / "samples_pairjudge_2024-06-01T12-00-00.000000.jsonl",
+}
+_JUNK = st.sampled_from(
+    [None, "", "x", "model_3", "A>>>B", -1, 2.5, 1e999, [], {}, [1, 2, 3], True]
+)
+
+
+def _records(fmt: str) -> list[dict]:
+    text = _IMPORT_FILES[fmt].read_text(encoding="utf-8")
+    if fmt == "alpaca_eval":
+        return json.loads(text)[:4]
+    return [json.loads(line) for line in text.splitlines()[:4]]
+
+
+def _mutate(rec: dict, data) -> dict:
+    rec = json.loads(json.dumps(rec))
+    key = data.draw(st.sampled_from(sorted(rec)))
+    op = data.draw(st.sampled_from(["drop", "junk", "junk_inner"]))
+    if op == "drop":
+        del rec[key]
+    elif op == "junk_inner" and isinstance(rec[key], list) and rec[key]:
+        k = data.draw(st.integers(0, len(rec[key]) - 1))
+        inner = rec[key][k]
+        if isinstance(inner, dict) and inner:
+            inner[data.draw(st.sampled_from(sorted(inner)))] = data.draw(_JUNK)
+        else:
+            rec[key][k] = data.draw(_JUNK)
+    else:
+        rec[key] = data.draw(_JUNK)
+    return rec
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(
+    fmt=st.sampled_from(sorted(_IMPORT_FILES)),
+    n_bad=st.integers(0, 3),
+    truncate=st.one_of(st.none(), st.floats(0.0, 1.0)),
+    data=st.data(),
+)
+def test_fuzz_importers_end_in_panel_error_or_a_valid_panel(fmt, n_bad, truncate, data):
+    from judgerisk.importers import import_judgments
+
+    records = _records(fmt)
+    for _ in range(n_bad):
+        k = data.draw(st.integers(0, len(records) - 1))
+        records[k] = _mutate(records[k], data)
+    folder = Path(tempfile.mkdtemp(prefix="judgerisk-fuzz-import-"))
+    try:
+        path = folder / "j" / _IMPORT_FILES[fmt].name
+        path.parent.mkdir()
+        if fmt == "alpaca_eval":
+            path.write_text(json.dumps(records), encoding="utf-8")
+        else:
+            path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        if truncate is not None:
+            raw = path.read_bytes()
+            path.write_bytes(raw[: int(len(raw) * truncate)])
+        options = {"baseline": "gpt-4-0314"} if fmt == "arena_hard" else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                panel, record = import_judgments(fmt, [path], **options)
+            except PanelError as exc:
+                assert "\n" not in str(exc).split(";")[0]
+                return
+        assert validate_panel(panel, conditions=None).equals(panel)
+        assert record["format"] == fmt
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

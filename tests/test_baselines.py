@@ -65,8 +65,9 @@ def test_tiny_panel_by_hand():
     expected_pe = [_h2((0.9 + 0.8 + 0.3) / 3), _h2((0.6 + 0.4 + 0.5) / 3), _h2(0.35 / 3)]
     np.testing.assert_allclose(pe(panel).loc[["i1", "i2", "i3"]], expected_pe, rtol=1e-9)
     assert pe(panel)["i2"] == pytest.approx(1.0)
-    # VE: i1 votes A,A,B; i2 votes A,B,B (p = .5 -> logit 0 -> B); i3 votes B,B,B
-    np.testing.assert_allclose(ve(panel).loc[["i1", "i2", "i3"]], [_h2(2 / 3), _h2(1 / 3), 0.0])
+    # VE: i1 votes A,A,B; i2 votes A,B,tie (p = .5 -> logit 0 -> half a vote each: share 1/2);
+    # i3 votes B,B,B
+    np.testing.assert_allclose(ve(panel).loc[["i1", "i2", "i3"]], [_h2(2 / 3), 1.0, 0.0])
     # MSP: mean over judges of 1 - max(p, 1 - p)
     expected_msp = [(0.1 + 0.2 + 0.3) / 3, (0.4 + 0.4 + 0.5) / 3, (0.1 + 0.2 + 0.05) / 3]
     np.testing.assert_allclose(msp(panel).loc[["i1", "i2", "i3"]], expected_msp, rtol=1e-9)

@@ -39,10 +39,10 @@ def test_normalised_copy(frame):
     assert list(out.columns[:7]) == ["item", "judge", "condition", "logit", "p", "verdict", "gold"]
     assert out["logit"].max() == 20.0 and out["logit"].min() == -20.0  # clipped
     np.testing.assert_allclose(out["p"], expit(out["logit"]))
-    # tie m == 0 counts as B
+    # tie m == 0: half a vote for each answer
     tie = out[(out["item"] == 1) & (out["condition"] == "swap")]
-    assert tie["verdict"].item() == 0
-    assert out["verdict"].tolist() == [1, 0, 0, 1, 0, 0]
+    assert tie["verdict"].item() == 0.5  # a tie is half a vote for each answer
+    assert out["verdict"].tolist() == [1, 0.5, 0, 1, 0, 0]
     assert frame["logit"].iloc[3] == 30.0, "input must not be modified"
     # sorted: item, judge, condition in canonical order
     assert out[["item", "judge", "condition"]].values.tolist()[:3] == [
@@ -175,7 +175,8 @@ def test_wide_long_and_helpers(frame):
     orig = panel[panel["condition"] == "original"].reset_index(drop=True)
     pd.testing.assert_frame_equal(back[orig.columns], orig, check_dtype=False)
     v = verdicts(panel, "swap")
-    assert v.loc[1, "a"] == 0.0 and np.isnan(v.loc[1, "b"]) and v.loc[2, "b"] == 0.0
+    # (1, a) is a tie (logit 0): half a vote
+    assert v.loc[1, "a"] == 0.5 and np.isnan(v.loc[1, "b"]) and v.loc[2, "b"] == 0.0
     assert gold_labels(panel).to_dict() == {1: 1, 2: 0}
     with pytest.raises(PanelError, match="no rows with condition"):
         to_wide(panel, condition="rubric1")

@@ -117,9 +117,9 @@ class BaseAggregator(ABC):
         post = self.posterior(table)
         return pd.Series(self.decide(post.to_numpy()), index=post.index, name="verdict")
 
-    def fit_predict(self, table: pd.DataFrame) -> pd.Series:
-        """Fit on ``table`` and return :attr:`labels_`."""
-        return self.fit(table).labels_
+    def fit_predict(self, table: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.Series:
+        """Fit on ``table`` (and the optional ``probs``, as in :meth:`fit`); return :attr:`labels_`."""
+        return self.fit(table, probs).labels_
 
     @property
     def labels_(self) -> pd.Series:

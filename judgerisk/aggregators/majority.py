@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -22,12 +24,15 @@ class MajorityVote(BaseAggregator):
 
     Notes
     -----
-    :math:`\hat y_i = A` iff :math:`\bar y_i > 1/2`. **Ties** (:math:`\bar y_i = 1/2`, possible
-    with an even number of votes) are broken by the mean canonical probability of the judges who
-    voted, :math:`\bar p_i`: A iff :math:`\bar p_i > 1/2`, otherwise B — so an exactly balanced
-    item goes to B, consistently with the verdict rule :math:`y = 1[m > 0]` (a zero margin counts
-    as B; book chapter "The data contract"). Without probabilities every tie goes to B. There are
-    no parameters: :meth:`posterior` of an item depends only on its own votes.
+    :math:`\hat y_i = A` iff :math:`\bar y_i > 1/2`; a judge's tie (:math:`m = 0`) is half a vote
+    for each answer. **Item ties** (:math:`\bar y_i = 1/2`) have one rule in every API
+    (:meth:`fit_predict`, :attr:`labels_`, :func:`majority_vote`,
+    :func:`~judgerisk.aggregators.aggregate`): broken by the mean canonical probability of the
+    judges who voted, :math:`\bar p_i`: A iff :math:`\bar p_i > 1/2`, otherwise B. Give the
+    probabilities to :meth:`fit` / :meth:`fit_predict` (``probs``) for the votes-only APIs to
+    break ties the same way; without them a tie goes to B with a warning counting the ties (book
+    page "Importing your judges"). There are no parameters: :meth:`posterior` of an item depends
+    only on its own votes.
     """
 
     has_parameters = False
@@ -36,7 +41,22 @@ class MajorityVote(BaseAggregator):
         pass
 
     def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+        self._probs = None
         return self._posterior(arr)
+
+    def _fit_with(self, arr: np.ndarray, table: pd.DataFrame, probs: pd.DataFrame) -> np.ndarray:
+        post = self._fit(arr, table)
+        p = probs.reindex(index=table.index, columns=table.columns)
+        self._probs = p.where(~np.isnan(arr))
+        return post
+
+    @property
+    def labels_(self) -> pd.Series:
+        """Verdicts ("A"/"B") of the fitted items, ties broken by the ``probs`` given to ``fit``."""
+        self._check_fitted()
+        post = self.posterior_
+        labels = self.decide(post.to_numpy(), getattr(self, "_probs", None))
+        return pd.Series(labels, index=post.index, name="verdict")
 
     def _posterior(self, arr: np.ndarray) -> np.ndarray:
         n_obs = (~np.isnan(arr)).sum(axis=1)
@@ -48,6 +68,13 @@ class MajorityVote(BaseAggregator):
         """A iff the vote share exceeds 1/2; ties go to A iff the judges' mean P(A) > 1/2."""
         share = np.asarray(posterior, dtype=np.float64)
         win_a = share > 0.5
+        if probs is None and (n_tie := int((share == 0.5).sum())):
+            warnings.warn(
+                f"{n_tie} item(s) tie in the majority vote with no probabilities to break the "
+                "tie: they go to B (pass probs to break ties by the mean probability)",
+                UserWarning,
+                stacklevel=2,
+            )
         if probs is not None:
             p = probs.to_numpy(dtype=np.float64, na_value=np.nan)
             seen = ~np.isnan(p)

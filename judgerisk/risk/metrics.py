@@ -161,17 +161,18 @@ def auroc_table(scores: pd.DataFrame, errors: npt.ArrayLike) -> pd.Series:
 def _pattern_codes(votes: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Integer group id per row for the exact vote vector (NaN = not seen is its own value)."""
     arr = votes.to_numpy(dtype=float)
-    bad = ~(np.isnan(arr) | (arr == 0.0) | (arr == 1.0))
+    bad = ~(np.isnan(arr) | (arr == 0.0) | (arr == 1.0) | (arr == 0.5))
     if bad.any():
         rows = votes.index[bad.any(axis=1)][:10].tolist()
-        raise ValueError(f"votes must be 1.0/0.0/NaN; items {rows} have other values")
-    codes = np.where(np.isnan(arr), -1, arr).astype(np.int8)
+        raise ValueError(f"votes must be 1.0/0.5/0.0/NaN; items {rows} have other values")
+    # a tie (0.5) is its own vote value: the pattern keeps it apart from A and B
+    codes = np.where(np.isnan(arr), -1, np.where(arr == 0.5, 2, arr)).astype(np.int8)
     uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
     return uniq, inverse.reshape(-1)
 
 
 def _pattern_label(row: np.ndarray) -> str:
-    return "".join({1: "A", 0: "B", -1: "."}[int(v)] for v in row)
+    return "".join({1: "A", 0: "B", 2: "T", -1: "."}[int(v)] for v in row)
 
 
 def vote_patterns(votes: pd.DataFrame) -> pd.Series:
@@ -180,13 +181,13 @@ def vote_patterns(votes: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     votes : pandas.DataFrame
-        Item x judge verdicts (1.0 = A, 0.0 = B, NaN = missing).
+        Item x judge verdicts (1.0 = A, 0.0 = B, 0.5 = a tie, NaN = missing).
 
     Returns
     -------
     pandas.Series of str
         By item, e.g. ``"AABA."``: judge by judge in column order, ``A`` / ``B`` for the candidate
-        voted for and ``.`` for a missing vote. Items with the same label form one matched-vote
+        voted for, ``T`` for a tie and ``.`` for a missing vote. Items with the same label form one matched-vote
         group.
     """
     uniq, group = _pattern_codes(votes)

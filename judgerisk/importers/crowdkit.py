@@ -1,0 +1,107 @@
+"""crowd-kit's ``(task, worker, label)`` tables (the input of its aggregators' ``fit``).
+
+crowd-kit reads a table with one row per label: ``task`` (the item), ``worker`` (the labeller)
+and ``label``. Pairwise labels become the panel's hard verdicts; a label naming neither side is a
+tie only when ``label_tie`` names it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from judgerisk.importers._common import (
+    DEFAULT_EPSILON,
+    TIE,
+    A,
+    B,
+    Imported,
+    check_epsilon,
+    hard_p,
+)
+from judgerisk.panel import PanelError, read_table
+
+__all__ = ["read_crowdkit"]
+
+
+def _default_label_a(labels: set) -> object:
+    if labels <= {"A", "B"}:
+        return "A"
+    if labels <= {0, 1} or labels <= {"0", "1"}:
+        return max(labels, key=str)
+    raise PanelError(
+        f"labels {sorted(map(str, labels))[:10]} are not A/B or 1/0: say which label means the "
+        "original answer A (label_a=..., --label-a on the command line)"
+    )
+
+
+def read_crowdkit(
+    paths: Sequence[str | Path],
+    epsilon: float = DEFAULT_EPSILON,
+    label_a: object | None = None,
+    label_tie: object | None = None,
+) -> Imported:
+    """Read crowd-kit ``task, worker, label`` tables (csv, parquet or jsonl) into panel rows.
+
+    Parameters
+    ----------
+    paths : sequence of path
+        Tables with columns ``task``, ``worker``, ``label`` (optionally ``gold``).
+    epsilon : float, default 0.05
+        Hard labels become ``1 - ε`` (A) / ``ε`` (B); a tie ``1/2``.
+    label_a : optional
+        The label meaning "the original answer A wins" (default ``"A"`` for A/B labels, ``1`` for
+        1/0 labels); every other label is B, except ``label_tie``.
+    label_tie : optional
+        A label meaning a tie (default: none; any third label is an error).
+
+    Returns
+    -------
+    Imported
+        Item ``task``, judge ``worker``, condition ``original``.
+    """
+    check_epsilon(epsilon)
+    frames = []
+    for path in paths:
+        table = read_table(path)
+        missing = [c for c in ("task", "worker", "label") if c not in table.columns]
+        if missing:
+            raise PanelError(f"{path}: missing column(s) {missing}; got {list(table.columns)}")
+        bad = table["label"].isna() | table["task"].isna() | table["worker"].isna()
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            raise PanelError(f"{path}, row {row + 1}: missing task, worker or label")
+        frames.append(table)
+    table = pd.concat(frames, ignore_index=True)
+    labels = set(table["label"].tolist()) - ({label_tie} if label_tie is not None else set())
+    a = _default_label_a(labels) if label_a is None else label_a
+    others = labels - {a}
+    if len(others) > 1:
+        raise PanelError(
+            f"labels {sorted(map(str, labels))[:10]}: more than two (A = {a!r}); a pairwise panel "
+            "needs two labels (and label_tie for a tie)"
+        )
+    b = next(iter(others), None)
+    side = table["label"].map(lambda v: A if v == a else TIE if v == label_tie else B)
+    rows = pd.DataFrame(
+        {
+            "item": table["task"],
+            "judge": table["worker"].astype(str),
+            "condition": "original",
+            "p": [hard_p(s, epsilon) for s in side],
+        }
+    )
+    if "gold" in table.columns:
+        rows["gold"] = table["gold"].map(lambda v: A if v == a else B if v == b else None)
+    assumptions = {
+        "epsilon": epsilon,
+        "label -> p": f"{a!r}: {1 - epsilon}, {b!r}: {epsilon}"
+        + (f", {label_tie!r}: 0.5 (tie)" if label_tie is not None else ""),
+        "orientation": f"label {a!r} = the original answer A; no swap condition",
+        "item id": "the 'task' column as given",
+        "judge": "the 'worker' column",
+    }
+    return Imported(rows, assumptions, Counter())
