@@ -68,7 +68,7 @@ from judgerisk.panel import (
     to_wide,
     validate_panel,
 )
-from judgerisk.plots import style
+from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
 from judgerisk.risk.registry import COMPONENTS
 from judgerisk.risk.signals import scur_scores
@@ -586,7 +586,9 @@ def certify_panel(
             methods=("vanilla", "naive", "scope"),
             **kw,
         )
-        frames.append(tab.assign(score=f"{style.label(col)} (panel)"))
+        registered = col in risk_registry.RISK_SCORES
+        name = risk_registry.get_risk_score(col).label if registered else col
+        frames.append(tab.assign(score=f"{name} (panel)"))
     if single is not None:
         tab = split_protocol(
             single.loc[items, "bpe"].to_numpy(),

@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 
 from judgerisk._registry import Registry
-from judgerisk.plots import style
 from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
 
 __all__ = [
@@ -50,6 +49,9 @@ class BaseAggregator(ABC):
 
     #: Registry name (set by :func:`register_aggregator`).
     name: ClassVar[str] = ""
+    #: Display name and colour in tables and figures (set by :func:`register_aggregator`).
+    display_name: ClassVar[str] = ""
+    color: ClassVar[str | None] = None
     #: Which item x judge table the rule reads: ``"verdict"`` (1.0 A / 0.0 B / NaN) or ``"p"``.
     uses: ClassVar[Literal["verdict", "p"]] = "verdict"
     #: Whether :meth:`fit` learns parameters (False: the posterior of an item depends only on it).
@@ -145,7 +147,8 @@ def register_aggregator(
 
     Registered names are accepted by :func:`judgerisk.aggregators.aggregate` and appear in
     :data:`AGGREGATORS` in registration order. ``label`` and ``color`` give it a display name
-    and colour in every figure (:func:`judgerisk.plots.style.register`).
+    and colour in every figure; they are stored on the class (``display_name``, ``color``) and
+    read by :mod:`judgerisk.plots.style`, so the estimator knows nothing of figures.
 
     Examples
     --------
@@ -167,7 +170,8 @@ def register_aggregator(
             raise TypeError(f"{klass!r} is not a BaseAggregator subclass")
         _REGISTRY.add(name, klass)
         klass.name = name
-        style.register(name, label, color)
+        klass.display_name = label or name
+        klass.color = color
         return klass
 
     return deco

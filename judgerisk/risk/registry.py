@@ -17,7 +17,6 @@ from typing import Literal
 import pandas as pd
 
 from judgerisk._registry import Registry
-from judgerisk.plots import style
 
 __all__ = [
     "BASELINES",
@@ -55,32 +54,28 @@ class RiskScore:
         The :data:`ScoreFunction` of a baseline-kind score.
     needs_fit : bool
         Whether :attr:`compute` needs the fit split (it fits parameters, like DS entropy).
+    label : str
+        Display name in tables and figures (the name when none was given).
+    color : str or None
+        Colour in figures (:mod:`judgerisk.plots.style` reads it; grey when None).
     """
 
     name: str
     kind: Kind
     compute: ScoreFunction | None = None
     needs_fit: bool = False
-
-    @property
-    def label(self) -> str:
-        """Display name (:func:`judgerisk.plots.style.label`)."""
-        return style.label(self.name)
-
-    @property
-    def color(self) -> str:
-        """Colour (:func:`judgerisk.plots.style.color`)."""
-        return style.color(self.name)
+    label: str = ""
+    color: str | None = None
 
 
 _REGISTRY: Registry[RiskScore] = Registry("risk score")
 #: SCUR and its components, in the order of the noisy-OR (computed by ``scur_scores``).
-_BUILTIN_SIGNALS: tuple[tuple[str, Kind], ...] = (
-    ("scur", "scur"),
-    ("U", "component"),
-    ("C", "component"),
-    ("S_order", "component"),
-    ("S_rubric", "component"),
+_BUILTIN_SIGNALS: tuple[tuple[str, Kind, str, str], ...] = (
+    ("scur", "scur", "SCUR", "#c44e52"),
+    ("U", "component", "U (uncertainty)", "#dd8452"),
+    ("C", "component", "C (conflict)", "#da8bc3"),
+    ("S_order", "component", "S (order)", "#8c8c8c"),
+    ("S_rubric", "component", "S (rubric)", "#ccb974"),
 )
 
 #: Every registered score, in registration order (SCUR, its components, then the baselines).
@@ -103,8 +98,8 @@ def register_risk_score(
 ) -> Callable[[ScoreFunction], ScoreFunction]:
     """Register a risk score (a decorator over its :data:`ScoreFunction`).
 
-    ``label`` and ``color`` add the score's display style to :data:`judgerisk.plots.style.STYLES`
-    when it has none, so every figure names and colours it the same way.
+    ``label`` and ``color`` are stored on the :class:`RiskScore` entry, where every table and
+    figure reads them, so every figure names and colours the score the same way.
 
     Examples
     --------
@@ -118,25 +113,18 @@ def register_risk_score(
     """
     if kind not in ("scur", "component", "baseline"):
         raise ValueError(f"kind must be 'scur', 'component' or 'baseline', got {kind!r}")
-    if kind != "baseline" and (name, kind) not in _BUILTIN_SIGNALS:
+    if kind != "baseline" and (name, kind) not in [s[:2] for s in _BUILTIN_SIGNALS]:
         raise ValueError(
             "only SCUR and its four components are computed by scur_scores; register a new "
             f"score {name!r} as kind='baseline' with its ScoreFunction"
         )
 
     def deco(func: ScoreFunction) -> ScoreFunction:
-        _REGISTRY.add(name, RiskScore(name, kind, func if kind == "baseline" else None, needs_fit))
-        style.register(name, label, color)
+        compute = func if kind == "baseline" else None
+        _REGISTRY.add(name, RiskScore(name, kind, compute, needs_fit, label or name, color))
         return func
 
     return deco
-
-
-def _signal(
-    probs: pd.DataFrame, votes: pd.DataFrame, fit_items: pd.Index | None, items: pd.Index
-) -> pd.Series:
-    """Never called: SCUR and its components come out of ``scur_scores``."""
-    raise TypeError("SCUR and its components are computed by judgerisk.risk.signals.scur_scores")
 
 
 def unregister_risk_score(name: str) -> None:
@@ -175,5 +163,5 @@ def risk_score_table(
     return pd.DataFrame(cols, index=items)
 
 
-for _name, _kind in _BUILTIN_SIGNALS:
-    register_risk_score(_name, kind=_kind)(_signal)
+for _name, _kind, _label, _color in _BUILTIN_SIGNALS:  # computed together by scur_scores
+    _REGISTRY.add(_name, RiskScore(_name, _kind, None, False, _label, _color))
