@@ -75,7 +75,7 @@ from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
 from judgerisk.selective.scope import Scope
-from judgerisk.validation import to_labels
+from judgerisk.validation import DEFAULT_ACCELERATE, check_accelerate, check_alpha, to_labels
 
 __all__ = [
     "SCORE_COLUMNS",
@@ -224,11 +224,10 @@ def score_panel(
     return out
 
 
-def accelerate_options(accelerate: str = "anderson") -> dict[str, Any]:
-    """``scur_options`` for the command line's ``--accelerate`` (``"anderson"`` or ``"none"``)."""
-    if accelerate not in ("anderson", "none"):
-        raise PanelError(f"accelerate must be 'anderson' or 'none', got {accelerate!r}")
-    return {"lmm_params": {"accelerate": None if accelerate == "none" else accelerate}}
+def accelerate_options(accelerate: str | None = DEFAULT_ACCELERATE) -> dict[str, Any]:
+    """``scur_options`` for the command line's ``--accelerate`` (one of
+    :data:`judgerisk.validation.ACCELERATIONS`)."""
+    return {"lmm_params": {"accelerate": check_accelerate(accelerate)}}
 
 
 def _check_count(name: str, value: object, minimum: int = 1) -> None:
@@ -321,8 +320,7 @@ def select_items(
     (NaN) is never accepted; a calibration item without a score is an error (exit code 2 in the
     CLI). When no threshold is feasible every test item is abstained on.
     """
-    if not 0.0 < float(alpha) < 1.0:
-        raise PanelError(f"alpha must lie in (0, 1), got {alpha!r}")
+    alpha = check_alpha(alpha)
     sc = _as_item_frame(scores, "scores")
     cal = _as_item_frame(calibration, "calibration")
     for col in (score, verdict):

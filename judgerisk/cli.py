@@ -33,7 +33,7 @@ from judgerisk import rerun
 from judgerisk.panel import CONDITIONS, PanelError, read_table
 from judgerisk.provenance import check_output_path, finish_record, make_record
 from judgerisk.provenance import write_table_with_record as _write_output
-from judgerisk.risk.lmm import DEFAULT_ACCELERATE
+from judgerisk.validation import ACCELERATIONS, DEFAULT_ACCELERATE, OptionError, check_alpha
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_RUNTIME", "EXIT_USAGE", "EXIT_DEPENDENCY"]
 
@@ -66,10 +66,10 @@ def _conditions(text: str) -> tuple[str, ...]:
 
 
 def _alpha(text: str) -> float:
-    value = float(text)
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"alpha must lie in (0, 1), got {text}")
-    return value
+    try:
+        return check_alpha(text)
+    except OptionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _positive_int(text: str) -> int:
@@ -137,8 +137,8 @@ def _run_simulate(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- score
 _ACCELERATE_HELP = (
     "LMM fitting: 'anderson' (Anderson-accelerated sweeps, same fixed point as the "
-    "plain sweeps, converges where they drift) or 'none' (the plain sweeps of the latent measurement "
-    "model's fit)"
+    "plain sweeps, converges where they drift), 'lbfgs' (the exact minimiser) or 'none' (the plain "
+    "sweeps of the latent measurement model's fit)"
 )
 
 
@@ -380,7 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--accelerate",
-        choices=("anderson", "none"),
+        choices=ACCELERATIONS,
         default=DEFAULT_ACCELERATE,
         help=_ACCELERATE_HELP,
     )
@@ -433,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--accelerate",
-        choices=("anderson", "none"),
+        choices=ACCELERATIONS,
         default=DEFAULT_ACCELERATE,
         help=_ACCELERATE_HELP,
     )

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
-from judgerisk.validation import offending_rows
+from judgerisk.validation import InputError, offending_rows
 
 __all__ = [
     "CONDITIONS",
@@ -89,7 +89,7 @@ _MAX_ROWS_SHOWN = 10
 _P_LOGIT_ATOL = 1e-6
 
 
-class PanelError(ValueError):
+class PanelError(InputError):
     """Bad input: a table that breaks the data contract, an unreadable file, a bad option.
 
     The message names the file (when there is one), the row or line, the column and the

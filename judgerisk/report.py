@@ -24,6 +24,7 @@ import pandas as pd
 
 from judgerisk.panel import PanelError, atomic_write, check_scorable, load_panel
 from judgerisk.provenance import command_text
+from judgerisk.validation import DEFAULT_ACCELERATE
 
 __all__ = [
     "REPORT_NOTEBOOK",
@@ -288,5 +289,5 @@ REPORT_DEFAULTS = {
     "seed": 0,
     "alpha": 0.1,
     "n_splits": 1000,
-    "accelerate": "anderson",
+    "accelerate": DEFAULT_ACCELERATE,
 }

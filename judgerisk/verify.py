@@ -22,6 +22,7 @@ import pandas as pd
 
 from judgerisk.panel import PanelError, load_panel, read_table
 from judgerisk.provenance import library_versions, read_record, sha256_file
+from judgerisk.validation import DEFAULT_ACCELERATE
 
 __all__ = ["RTOL", "ATOL", "Verification", "verify", "compare_tables"]
 
@@ -142,7 +143,7 @@ def _recompute(record: dict) -> pd.DataFrame:
                 seed=params["seed"],
                 aggregators=tuple(a for a in aggregators.split(",") if a),
                 max_seeds=params.get("max_seeds"),
-                scur_options=accelerate_options(params.get("accelerate", "anderson")),
+                scur_options=accelerate_options(params.get("accelerate", DEFAULT_ACCELERATE)),
             )
         return table.reset_index()
     if command == "select":
