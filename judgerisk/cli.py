@@ -27,13 +27,18 @@ import textwrap
 import time
 import warnings
 
-import numpy as np
-
 from judgerisk import rerun
-from judgerisk.panel import CONDITIONS, PanelError, read_table
-from judgerisk.provenance import check_output_path, finish_record, make_record
-from judgerisk.provenance import write_table_with_record as _write_output
-from judgerisk.validation import ACCELERATIONS, DEFAULT_ACCELERATE, OptionError, check_alpha
+from judgerisk.options import (
+    ACCELERATIONS,
+    CONDITIONS,
+    DEFAULT_ACCELERATE,
+    InputError,
+    OptionError,
+    check_alpha,
+)
+
+# numpy, pandas and the estimators are imported inside the commands, so that building the parser
+# (``judgerisk --help``, a usage error) stays fast.
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_RUNTIME", "EXIT_USAGE", "EXIT_DEPENDENCY"]
 
@@ -101,6 +106,8 @@ _ARGV_KEYS = ("func", "command")
 
 def _record(args: argparse.Namespace, inputs: dict) -> dict:
     """The provenance record of this command line (every option, defaults included)."""
+    from judgerisk.provenance import make_record
+
     params = {k: v for k, v in vars(args).items() if k not in _ARGV_KEYS}
     return make_record(
         ["judgerisk", *args.argv], {"command": args.command, **params}, inputs, args.started
@@ -109,6 +116,8 @@ def _record(args: argparse.Namespace, inputs: dict) -> dict:
 
 # --------------------------------------------------------------------------- simulate
 def _run_simulate(args: argparse.Namespace) -> int:
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
     from judgerisk.simulate import simulate_panel
 
     check_output_path(args.output)
@@ -145,6 +154,8 @@ _ACCELERATE_HELP = (
 def _run_score(args: argparse.Namespace) -> int:
     from judgerisk.certified import accelerate_options, score_panel
     from judgerisk.panel import load_panel
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
 
     check_output_path(args.output, inputs=(args.panel,))
     aggregators = tuple(a.strip() for a in args.aggregators.split(",") if a.strip())
@@ -182,7 +193,7 @@ def _check_aggregators(names: tuple[str, ...]) -> None:
 
     unknown = [n for n in names if n not in AGGREGATORS]
     if unknown:
-        raise PanelError(
+        raise OptionError(
             f"--aggregators: unknown aggregator(s) {unknown}; choose among {list(AGGREGATORS)}"
         )
 
@@ -190,6 +201,9 @@ def _check_aggregators(names: tuple[str, ...]) -> None:
 # --------------------------------------------------------------------------- select
 def _run_select(args: argparse.Namespace) -> int:
     from judgerisk.certified import select_items
+    from judgerisk.panel import read_table
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
 
     check_output_path(args.output, inputs=(args.scores, args.calibration))
     scores = read_table(args.scores)
@@ -265,15 +279,25 @@ def _run_verify(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _add_extract(sub: argparse._SubParsersAction) -> None:
-    """Register ``extract`` from :mod:`judgerisk.extract.cli`, or a stub parser that explains."""
+_EXTRACT_HELP = "extract verdict-token log-probabilities (needs the 'extract' extra)"
+
+
+def _add_extract(sub: argparse._SubParsersAction, full: bool = True) -> None:
+    """Register ``extract`` from :mod:`judgerisk.extract.cli`, or a stub parser that explains.
+
+    With ``full=False`` only its name and one-line help are registered, without importing the
+    extraction code (``judgerisk --help`` and the other commands stay fast).
+    """
+    if not full:
+        sub.add_parser("extract", help=_EXTRACT_HELP, add_help=False)
+        return
     try:
         from judgerisk.extract import cli as extract_cli
     except ImportError as exc:  # torch / transformers missing, or module absent
         reason = str(exc)
         p = sub.add_parser(
             "extract",
-            help="extract verdict-token log-probabilities (needs the 'extract' extra)",
+            help=_EXTRACT_HELP,
             description="Unavailable here: " + reason,
         )
         p.add_argument("rest", nargs=argparse.REMAINDER)
@@ -293,8 +317,12 @@ def _add_extract(sub: argparse._SubParsersAction) -> None:
         parser.set_defaults(func=extract_cli.run)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for documentation and tests)."""
+def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests).
+
+    ``extract=False`` lists the ``extract`` command without importing its options (what
+    :func:`main` does unless the command is ``extract``).
+    """
     parser = argparse.ArgumentParser(
         prog="judgerisk",
         description=textwrap.dedent(
@@ -339,7 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", help="also write the gold labels (item, gold) to this file")
     p.set_defaults(func=_run_simulate)
 
-    _add_extract(sub)
+    _add_extract(sub, full=extract)
 
     p = sub.add_parser(
         "score",
@@ -465,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``judgerisk`` console script; returns the exit code."""
     started = time.time()
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(extract=bool(argv) and argv[0] == "extract")
     args = parser.parse_args(argv)  # exits with 2 on usage errors
     args.argv, args.started = argv, started
     prog = f"judgerisk {args.command}"
@@ -478,6 +506,8 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("default")
             warnings.filterwarnings("ignore", message="IProgress not found")
             warnings.showwarning = _show
+            import numpy as np
+
             with np.errstate(all="ignore"):
                 return int(args.func(args) or EXIT_OK)
     except KeyboardInterrupt:
@@ -486,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         print(f"{prog}: error: missing dependency: {exc}", file=sys.stderr)
         return EXIT_DEPENDENCY
-    except (PanelError, FileNotFoundError, ValueError, KeyError) as exc:
+    except (InputError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - the CLI must turn any failure into exit code 1

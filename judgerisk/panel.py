@@ -39,7 +39,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
-from judgerisk.validation import InputError, offending_rows
+from judgerisk.options import CONDITIONS, FAMILIES, ORIGINAL, InputError
+from judgerisk.validation import offending_rows
 
 __all__ = [
     "CONDITIONS",
@@ -63,25 +64,6 @@ __all__ = [
     "atomic_write",
 ]
 
-ORIGINAL = "original"
-CONDITIONS: tuple[str, ...] = (
-    "original",
-    "swap",
-    "rubric1",
-    "rubric2",
-    "swap_rubric1",
-    "swap_rubric2",
-)
-#: Perturbation families: pairs (c, c') of conditions that differ by one perturbation.
-FAMILIES: dict[str, tuple[tuple[str, str], ...]] = {
-    "order": (("swap", "original"), ("swap_rubric1", "rubric1"), ("swap_rubric2", "rubric2")),
-    "rubric": (
-        ("rubric1", "original"),
-        ("rubric2", "original"),
-        ("swap_rubric1", "swap"),
-        ("swap_rubric2", "swap"),
-    ),
-}
 LOGIT_CLIP = 20.0
 REQUIRED = ("item", "judge", "condition")
 _MAX_ROWS_SHOWN = 10

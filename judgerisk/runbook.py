@@ -37,8 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgerisk.provenance import finish_record, make_record
-
 __all__ = [
     "find_book_root",
     "notebook_paths",
@@ -163,6 +161,8 @@ def execute(
     }
     out = out_dir / f"{md_path.stem}.ipynb"
     start = time.perf_counter()
+    from judgerisk.provenance import make_record  # pandas: only when a chapter runs
+
     record = make_record(
         ["python", "-m", "judgerisk.runbook", md_path.name, "--profile", profile],
         {"notebook": md_path.name, "profile": profile, **params},
@@ -236,6 +236,8 @@ def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
     import nbformat
 
     nb = nbformat.read(ipynb, as_version=4)
+    from judgerisk.provenance import finish_record
+
     final = finish_record(record, {"parameters": _all_parameters(ipynb, injected)})
     nb.metadata.setdefault("judgerisk", {})["provenance"] = final
     footer = nbformat.v4.new_markdown_cell(

@@ -14,6 +14,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from judgerisk.options import (
+    ACCELERATIONS,
+    DEFAULT_ACCELERATE,
+    InputError,
+    OptionError,
+    check_accelerate,
+    check_alpha,
+)
+
 __all__ = [
     "ACCELERATIONS",
     "DEFAULT_ACCELERATE",
@@ -35,45 +44,6 @@ __all__ = [
     "tie_blocks",
     "to_labels",
 ]
-
-
-class InputError(ValueError):
-    """Bad input: the one base class of judgerisk's input errors.
-
-    A table that breaks the data contract or an unreadable file
-    (:class:`judgerisk.panel.PanelError`), an output path that cannot be written
-    (:class:`judgerisk.provenance.OutputPathError`) or a bad option value
-    (:class:`OptionError`). The message names the file, row, column or option and the value; the
-    command line prints it as one line and exits with code 2.
-    """
-
-
-class OptionError(InputError):
-    """A bad option value (α, the LMM's acceleration, ...), as opposed to bad data."""
-
-
-#: The LMM's solvers, as the library, the command line and the report spell them:
-#: ``"none"`` for the paper's plain sweeps (``None`` is accepted as a synonym).
-ACCELERATIONS: tuple[str, ...] = ("anderson", "lbfgs", "none")
-#: The default acceleration, shared by the library, the CLI and the report template.
-DEFAULT_ACCELERATE = "anderson"
-
-
-def check_accelerate(accelerate: str | None) -> str | None:
-    """The LMM's ``accelerate`` option in canonical form: ``"anderson"``, ``"lbfgs"`` or ``None``.
-
-    Examples
-    --------
-    >>> check_accelerate("none") is None, check_accelerate(None) is None
-    (True, True)
-    >>> check_accelerate("anderson")
-    'anderson'
-    """
-    if accelerate is None or accelerate == "none":
-        return None
-    if accelerate not in ACCELERATIONS:
-        raise OptionError(f"accelerate must be one of {ACCELERATIONS}, got {accelerate!r}")
-    return accelerate
 
 
 #: The two verdict labels: index 1 ("A") for the original answer A, index 0 ("B").
@@ -199,23 +169,6 @@ def as_bool(values: npt.ArrayLike, name: str) -> np.ndarray:
     if bad.any():
         raise ValueError(f"{name} must be boolean or 0/1; bad values at {bad_rows(num, bad)}")
     return num.astype(bool)
-
-
-def check_alpha(alpha: float | str) -> float:
-    """The target risk level α as a float in the open interval (0, 1).
-
-    Examples
-    --------
-    >>> check_alpha(0.1)
-    0.1
-    """
-    try:
-        a = float(alpha)
-    except (TypeError, ValueError):
-        raise OptionError(f"alpha must be a number in (0, 1), got {alpha!r}") from None
-    if not 0.0 < a < 1.0:
-        raise OptionError(f"alpha must lie in (0, 1), got {alpha!r}")
-    return a
 
 
 # ----------------------------------------------------------------------------- items
