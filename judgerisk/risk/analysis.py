@@ -32,7 +32,7 @@ import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
-from judgerisk.aggregators.base import get_aggregator
+from judgerisk.aggregators.base import BaseAggregator, get_aggregator
 from judgerisk.panel import (
     ORIGINAL,
     PanelError,
@@ -74,7 +74,7 @@ _RESULT_COLUMNS = ["seed", "method", "subset", "auroc", "n_errors", "n_items"]
 
 def aggregate_errors(
     panel: pd.DataFrame,
-    aggregator: str = "majority",
+    aggregator: str | BaseAggregator = "majority",
     fit_items: Iterable | None = None,
     random_state: int | None = None,
     **options: Any,
@@ -205,7 +205,7 @@ def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str]) -> pd.Data
         table["scur"] = result.scores("evaluation")["scur"].reindex(eval_idx).to_numpy(float)
     base = [m for m in methods if get_risk_score(m).compute is not None]
     if base:
-        b = risk_score_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base)
+        b = risk_score_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base, panel=ctx.panel)
         for m in base:
             table[m] = b[m].to_numpy()
     table = table[list(methods)]

@@ -310,4 +310,4 @@ def baseline_scores(
         target = votes.index.difference(fit_idx)
     else:
         target = votes.index
-    return risk_score_table(probs, votes, fit_idx, target, methods)
+    return risk_score_table(probs, votes, fit_idx, target, methods, panel=panel)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import AGGREGATORS
+from judgerisk.aggregators.base import BaseAggregator, aggregator_name
 from judgerisk.panel import validate_panel
 from judgerisk.risk.analysis import METHODS, aggregate_errors, risk_table
 from judgerisk.risk.metrics import RETENTION_FRACTIONS, retention_table
@@ -86,7 +87,7 @@ def retention_curve(
 def retention_analysis(
     panel: pd.DataFrame,
     seeds: Iterable[int] = range(5),
-    aggregators: Sequence[str] = AGGREGATORS,
+    aggregators: Sequence[str | BaseAggregator] = AGGREGATORS,
     methods: Sequence[str] = METHODS,
     rhos: Sequence[float] = RHOS,
     *,
@@ -137,7 +138,7 @@ def retention_analysis(
     evaluation items for that aggregator's retention curve.
     """
     panel = validate_panel(panel, conditions=None)
-    unknown = [a for a in aggregators if a not in AGGREGATORS]
+    unknown = [a for a in aggregators if isinstance(a, str) and a not in AGGREGATORS]
     if unknown:
         raise ValueError(f"unknown aggregator(s) {unknown}; choose from {list(AGGREGATORS)}")
     if aggregator_fit not in ("fit", "all"):
@@ -149,7 +150,9 @@ def retention_analysis(
     items = panel["item"].drop_duplicates().sort_values()
     fixed = {}
     if aggregator_fit == "all":
-        fixed = {a: aggregate_errors(panel, a, random_state=0) for a in aggregators}
+        fixed = {
+            aggregator_name(a): aggregate_errors(panel, a, random_state=0) for a in aggregators
+        }
     iterator = progress_bar(seeds, enabled=progress, desc="seeds")
     frames = []
     for seed in iterator:
@@ -163,13 +166,14 @@ def retention_analysis(
         )
         split = split_items(items, seed, fractions)
         fit_idx = split.index[split.to_numpy() == "fit"]
-        for agg in aggregators:
+        for method in aggregators:
+            agg = aggregator_name(method)
             if agg in fixed:
                 errors = fixed[agg]
             elif agg == "majority":
                 errors = scores["error"]
             else:
-                errors = aggregate_errors(panel, agg, fit_items=fit_idx, random_state=seed)
+                errors = aggregate_errors(panel, method, fit_items=fit_idx, random_state=seed)
             correct = 1 - errors.reindex(scores.index)
             for method in methods:
                 curve = retention_curve(scores[method], correct, rhos, ties=ties)
