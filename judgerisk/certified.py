@@ -58,6 +58,7 @@ import pandas as pd
 from judgerisk._progress import progress_bar
 from judgerisk._registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
+from judgerisk.aggregators.base import BaseAggregator, aggregator_name
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import (
     CONDITIONS,
@@ -118,7 +119,7 @@ def score_panel(
     panel: pd.DataFrame,
     n_seeds: int = 5,
     seed: int = 0,
-    aggregators: Sequence[str] = ("majority", "dawid_skene"),
+    aggregators: Sequence[str | BaseAggregator] = ("majority", "dawid_skene"),
     baselines: Sequence[str] = BASELINES,
     max_seeds: int | None = None,
     scur_options: dict | None = None,
@@ -214,8 +215,9 @@ def score_panel(
     if baselines:
         base = baseline_scores(unlabelled, fit_items=items, items=items, methods=tuple(baselines))
         out = out.join(base)
-    for name in aggregators:
-        agg = aggregate(unlabelled, name, random_state=seed).set_index("item")
+    for method in aggregators:
+        name = aggregator_name(method)
+        agg = aggregate(unlabelled, method, random_state=seed).set_index("item")
         out[name] = agg["verdict"].reindex(items)
         out[f"{name}_posterior"] = agg["posterior"].reindex(items)
     if "gold" in panel.columns:
