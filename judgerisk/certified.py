@@ -76,7 +76,13 @@ from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
 from judgerisk.selective.scope import Scope
-from judgerisk.validation import DEFAULT_ACCELERATE, check_accelerate, check_alpha, to_labels
+from judgerisk.validation import (
+    DEFAULT_ACCELERATE,
+    check_accelerate,
+    check_alpha,
+    error_labels,
+    to_labels,
+)
 
 __all__ = [
     "SCORE_COLUMNS",
@@ -239,22 +245,8 @@ def _check_count(name: str, value: object, minimum: int = 1) -> None:
 
 
 def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
-    """Error labels :math:`E_i = 1[\\hat y_i \\ne y^*_i]` of aligned verdicts and gold ("A"/"B").
-
-    Parameters
-    ----------
-    verdict, gold : pandas.Series
-        By item; gold is aligned to the verdict's index.
-
-    Returns
-    -------
-    pandas.Series of bool
-    """
-    g = pd.Series(gold).reindex(pd.Series(verdict).index)
-    bad = ~g.isin(["A", "B"])
-    if bad.any():
-        raise PanelError(f"gold must be 'A' or 'B'; bad at items {list(g.index[bad][:10])}")
-    return (pd.Series(verdict) != g).rename("error")
+    """Error labels of verdicts against gold: :func:`judgerisk.validation.error_labels`."""
+    return error_labels(verdict, gold)
 
 
 def _as_item_frame(df: pd.DataFrame, what: str) -> pd.DataFrame:

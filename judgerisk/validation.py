@@ -40,6 +40,7 @@ __all__ = [
     "check_item_subset",
     "check_probs",
     "check_votes",
+    "error_labels",
     "offending_rows",
     "tie_blocks",
     "to_labels",
@@ -122,6 +123,41 @@ def as_binary(values: npt.ArrayLike, name: str = "labels") -> np.ndarray:
     if bad.any():
         raise ValueError(f"{name} must be 'A'/'B' or 0/1; bad values at {bad_rows(arr, bad)}")
     return out
+
+
+def error_labels(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
+    """Error labels :math:`E_i = 1[\\hat y_i \\ne y^*_i]` of verdicts against gold.
+
+    The one definition of an error, used by the risk analyses, the retention study and the
+    certified decisions. Both sides may be ``"A"``/``"B"``, booleans or 1/0 (1 = A).
+
+    Parameters
+    ----------
+    verdict, gold : pandas.Series or array-like
+        By item; a Series ``gold`` is aligned to ``verdict``'s index (arrays by position).
+
+    Returns
+    -------
+    pandas.Series of int8
+        Named ``"error"``, on ``verdict``'s index.
+
+    Examples
+    --------
+    >>> error_labels(["A", "B", "A"], [1, 1, 1]).tolist()
+    [0, 1, 0]
+    """
+    v = verdict if isinstance(verdict, pd.Series) else pd.Series(np.asarray(verdict))
+    if isinstance(gold, pd.Series) and isinstance(verdict, pd.Series):
+        g = gold.reindex(v.index)
+    else:
+        g = pd.Series(np.asarray(gold), index=v.index)
+    if g.isna().any():
+        raise InputError(f"gold is missing for items {list(g.index[g.isna()][:10])}")
+    try:
+        err = as_binary(v, "verdict") != as_binary(g, "gold")
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return pd.Series(err.astype(np.int8), index=v.index, name="error")
 
 
 def to_labels(wins_a: npt.ArrayLike) -> np.ndarray:

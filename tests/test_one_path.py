@@ -50,3 +50,22 @@ def test_accelerate_rejects_unknown_everywhere():
         LatentMeasurementModel(accelerate="fast").fit(None)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["score", "p.csv", "-o", "s.csv", "--accelerate", "fast"])
+
+
+def test_error_labels_agree_across_apis(simulated_panel):
+    from judgerisk.aggregators import aggregate
+    from judgerisk.certified import panel_errors
+    from judgerisk.panel import gold_labels
+    from judgerisk.risk.analysis import aggregate_errors
+    from judgerisk.validation import error_labels
+
+    panel = simulated_panel(n_items=50, n_judges=3, seed=2)
+    verdict = aggregate(panel, "majority").set_index("item")["verdict"]
+    gold01 = gold_labels(panel)
+    gold_ab = gold01.map({1: "A", 0: "B"})
+    want = aggregate_errors(panel, "majority")
+    assert want.dtype == "int8" and want.name == "error"
+    assert error_labels(verdict, gold01).reindex(want.index).tolist() == want.tolist()
+    assert panel_errors(verdict, gold_ab).reindex(want.index).tolist() == want.tolist()
+    with pytest.raises(InputError, match="gold"):
+        error_labels(verdict, gold_ab.iloc[:-1])

@@ -52,6 +52,7 @@ from judgerisk.risk.metrics import (
 from judgerisk.risk.registry import COMPARED, get_risk_score, risk_score_table
 from judgerisk.risk.signals import scur_scores
 from judgerisk.splits import split_items
+from judgerisk.validation import error_labels
 
 __all__ = [
     "METHODS",
@@ -114,11 +115,7 @@ def aggregate_errors(
         raise ValueError(
             f"aggregator {aggregator!r} gave no verdict for items {missing[:10].tolist()}"
         )
-    return (
-        ((verdict.reindex(gold.index) == "A").astype(np.int8) != gold)
-        .astype(np.int8)
-        .rename("error")
-    )
+    return error_labels(verdict.reindex(gold.index), gold)
 
 
 @dataclass(frozen=True)
