@@ -174,22 +174,3 @@ def test_a_broken_plugin_warns_and_leaves_the_builtins(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "'broken'" in proc.stderr and "was not loaded" in proc.stderr
     assert "majority" in proc.stdout and "broken" not in proc.stdout
-
-
-def test_entry_point_loading_in_process(monkeypatch):
-    """load_entry_points hands each loaded object to the registry's adopt hook."""
-    from importlib import metadata
-
-    from judgerisk import _registry
-
-    seen = {}
-    ep = metadata.EntryPoint(name="toy", value="json:dumps", group="judgerisk.importers")
-    monkeypatch.setattr(
-        _registry.metadata, "entry_points", lambda group: [ep] if group == ep.group else []
-    )
-    assert _registry.load_entry_points("judgerisk.importers", seen.__setitem__) == ["toy"]
-    assert seen == {"toy": json.dumps}
-    reg = _registry.Registry(
-        "importer", group="judgerisk.importers", adopt=lambda n, o: reg.add(n, o)
-    )
-    assert list(reg.names()) == ["toy"]

@@ -15,15 +15,10 @@ from judgerisk.plots import style
 from judgerisk.risk.registry import COMPARED
 
 __all__ = [
-    "AGGREGATOR_LABELS",
     "plot_retention_curves",
     "plot_retention_by_method",
     "plot_disagreement",
 ]
-
-#: Display names of the built-in aggregators (kept for compatibility; figures call
-#: :func:`judgerisk.plots.style.label`, which also knows newly registered rules).
-AGGREGATOR_LABELS = {k: style.label(k) for k in AGGREGATORS}
 
 
 def _present(values: pd.Series, preferred: Sequence[str]) -> list[str]:

@@ -57,6 +57,7 @@ from judgerisk.validation import error_labels
 __all__ = [
     "METHODS",
     "SUBSETS",
+    "SUBSET_NAMES",
     "RiskContext",
     "risk_context",
     "aggregate_errors",
@@ -70,6 +71,13 @@ __all__ = [
 METHODS: Sequence[str] = COMPARED
 #: Item subsets of the evaluation split (Methods reference §6).
 SUBSETS: tuple[str, ...] = ("all", "hc", "prob_hc", "matched")
+#: The one display name of each subset, in sentences, tables and figures alike.
+SUBSET_NAMES: dict[str, str] = {
+    "all": "all evaluation items",
+    "hc": "high vote consensus",
+    "prob_hc": "high probability consensus",
+    "matched": "matched vote patterns",
+}
 _RESULT_COLUMNS = ["seed", "method", "subset", "auroc", "n_errors", "n_items"]
 
 
