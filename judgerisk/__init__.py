@@ -5,31 +5,85 @@ and SCUR, baselines, aggregators, retention) and certified selective judging for
 judge (BPE and SCOPE), on one tidy long data contract (:mod:`judgerisk.panel`).
 
 The most used names are importable from the package itself; everything else lives in
-its module. :mod:`judgerisk.extract` (torch, transformers) is imported only when used.
+its module. Every top-level name is imported on first use, so ``import judgerisk`` is fast and
+loads no scikit-learn, plotting library or torch.
 """
 
-from judgerisk.aggregators.aggregate import AGGREGATORS, aggregate
-from judgerisk.aggregators.dawid_skene import DawidSkene
-from judgerisk.certified import certify_panel, score_panel, select_items
-from judgerisk.panel import (
-    CONDITIONS,
-    FAMILIES,
-    PanelError,
-    load_panel,
-    save_panel,
-    to_wide,
-    validate_panel,
-    verdicts,
-)
-from judgerisk.risk.analysis import evaluate_risk, summarize_risk
-from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
-from judgerisk.risk.lmm import LatentMeasurementModel
-from judgerisk.risk.retention import retention_analysis, retention_curve
-from judgerisk.risk.signals import explain, riskiest, scur_scores
-from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
-from judgerisk.selective.protocol import split_protocol, summarize_protocol
-from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold
-from judgerisk.simulate import simulate_pairs, simulate_panel
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: Where each top-level name lives: ``import judgerisk`` imports none of them (so no
+#: scikit-learn, scipy.optimize, matplotlib or torch); each is imported on first use.
+_LAZY: dict[str, str] = {
+    "AGGREGATORS": "judgerisk.aggregators.aggregate",
+    "aggregate": "judgerisk.aggregators.aggregate",
+    "DawidSkene": "judgerisk.aggregators.dawid_skene",
+    "certify_panel": "judgerisk.certified",
+    "score_panel": "judgerisk.certified",
+    "select_items": "judgerisk.certified",
+    "CONDITIONS": "judgerisk.panel",
+    "FAMILIES": "judgerisk.panel",
+    "PanelError": "judgerisk.panel",
+    "load_panel": "judgerisk.panel",
+    "save_panel": "judgerisk.panel",
+    "to_wide": "judgerisk.panel",
+    "validate_panel": "judgerisk.panel",
+    "verdicts": "judgerisk.panel",
+    "evaluate_risk": "judgerisk.risk.analysis",
+    "summarize_risk": "judgerisk.risk.analysis",
+    "baseline_scores": "judgerisk.risk.baselines",
+    "ds_entropy": "judgerisk.risk.baselines",
+    "msp": "judgerisk.risk.baselines",
+    "pe": "judgerisk.risk.baselines",
+    "ve": "judgerisk.risk.baselines",
+    "LatentMeasurementModel": "judgerisk.risk.lmm",
+    "retention_analysis": "judgerisk.risk.retention",
+    "retention_curve": "judgerisk.risk.retention",
+    "explain": "judgerisk.risk.signals",
+    "riskiest": "judgerisk.risk.signals",
+    "scur_scores": "judgerisk.risk.signals",
+    "bpe": "judgerisk.selective.confidence",
+    "predictive_probability": "judgerisk.selective.confidence",
+    "swap_and_aggregate": "judgerisk.selective.confidence",
+    "split_protocol": "judgerisk.selective.protocol",
+    "summarize_protocol": "judgerisk.selective.protocol",
+    "Scope": "judgerisk.selective.scope",
+    "TrustOrEscalate": "judgerisk.selective.scope",
+    "scope_threshold": "judgerisk.selective.scope",
+    "simulate_pairs": "judgerisk.simulate",
+    "simulate_panel": "judgerisk.simulate",
+    "extract_logprobs": "judgerisk.extract",  # torch and transformers
+    "InputError": "judgerisk.validation",
+    "OptionError": "judgerisk.validation",
+}
+
+if TYPE_CHECKING:  # the names as static analysers and IDEs see them
+    from judgerisk.aggregators.aggregate import AGGREGATORS, aggregate
+    from judgerisk.aggregators.dawid_skene import DawidSkene
+    from judgerisk.certified import certify_panel, score_panel, select_items
+    from judgerisk.extract import extract_logprobs
+    from judgerisk.panel import (
+        CONDITIONS,
+        FAMILIES,
+        PanelError,
+        load_panel,
+        save_panel,
+        to_wide,
+        validate_panel,
+        verdicts,
+    )
+    from judgerisk.risk.analysis import evaluate_risk, summarize_risk
+    from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
+    from judgerisk.risk.lmm import LatentMeasurementModel
+    from judgerisk.risk.retention import retention_analysis, retention_curve
+    from judgerisk.risk.signals import explain, riskiest, scur_scores
+    from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
+    from judgerisk.selective.protocol import split_protocol, summarize_protocol
+    from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold
+    from judgerisk.simulate import simulate_pairs, simulate_panel
+    from judgerisk.validation import InputError, OptionError
 
 __version__ = "0.1.0"
 
@@ -38,7 +92,9 @@ __all__ = [
     "CONDITIONS",
     "FAMILIES",
     "DawidSkene",
+    "InputError",
     "LatentMeasurementModel",
+    "OptionError",
     "PanelError",
     "Scope",
     "TrustOrEscalate",
@@ -75,9 +131,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name == "extract_logprobs":  # needs torch and transformers: import on first use
-        from judgerisk.extract import extract_logprobs
+def __getattr__(name: str) -> Any:
+    """Import a top-level name from its module on first use (see :data:`_LAZY`)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'judgerisk' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
 
-        return extract_logprobs
-    raise AttributeError(f"module 'judgerisk' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

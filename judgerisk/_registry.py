@@ -2,33 +2,121 @@
 
 :mod:`judgerisk.aggregators.base` (aggregators), :mod:`judgerisk.risk.registry` (risk scores)
 and :mod:`judgerisk.datasets` (public-data loaders) each keep one :class:`Registry`.
+
+Each registry lists its built-in methods where it is defined (``builtins``: name -> module that
+registers it) and names an entry-point ``group``: a third-party package adds a method with no
+edit to judgerisk, by declaring in its ``pyproject.toml``::
+
+    [project.entry-points."judgerisk.aggregators"]
+    my_rule = "my_package.rules:MyRule"
+
+The built-ins are imported, then the entry points loaded, the first time the registry is read.
 """
 
 from __future__ import annotations
 
+import importlib
+import warnings
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Generic, TypeVar, overload
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from importlib import metadata
+from typing import Any, Generic, TypeVar, overload
 
-__all__ = ["NameView", "Registry"]
+__all__ = ["ENTRY_POINT_GROUPS", "NameView", "Registry", "load_entry_points"]
 
 T = TypeVar("T")
 
+#: The entry-point groups judgerisk reads, one per extension point.
+ENTRY_POINT_GROUPS: tuple[str, ...] = (
+    "judgerisk.aggregators",
+    "judgerisk.risk_scores",
+    "judgerisk.selectors",
+    "judgerisk.judge_backends",
+    "judgerisk.datasets",
+    "judgerisk.importers",
+)
+
+
+def load_entry_points(group: str, adopt: Callable[[str, Any], None] | None = None) -> list[str]:
+    """Load the installed plug-ins of ``group``; return the names loaded.
+
+    Loading an entry point imports its module (a decorated method registers itself there); the
+    loaded object is then handed to ``adopt(name, obj)``, which registers it when the import
+    did not. A plug-in that fails to load is reported as a ``RuntimeWarning`` naming it and
+    skipped, so one broken package never disables the others or the built-ins.
+    """
+    loaded = []
+    for ep in metadata.entry_points(group=group):
+        try:
+            obj = ep.load()
+            if adopt is not None:
+                adopt(ep.name, obj)
+        except Exception as exc:  # noqa: BLE001 - a broken plug-in must not break judgerisk
+            warnings.warn(
+                f"judgerisk plug-in {ep.name!r} ({ep.value}, group {group}) was not loaded: "
+                f"{type(exc).__name__}: {exc}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            continue
+        loaded.append(ep.name)
+    return loaded
+
 
 class Registry(Generic[T]):
-    """An ordered ``name -> entry`` mapping; registering a name twice is an error."""
+    """An ordered ``name -> entry`` mapping; registering a name twice is an error.
+
+    Parameters
+    ----------
+    what : str
+        What an entry is, for messages ("aggregation method").
+    builtins : mapping of str to str, optional
+        Built-in name -> module that registers it; the built-ins come first, in this order.
+    group : str, optional
+        Entry-point group of the plug-ins (one of :data:`ENTRY_POINT_GROUPS`).
+    adopt : callable, optional
+        ``adopt(name, obj)`` registers a loaded plug-in object that did not register itself.
+    """
 
     _instances: weakref.WeakSet[Registry] = weakref.WeakSet()
 
-    def __init__(self, what: str) -> None:
+    def __init__(
+        self,
+        what: str,
+        *,
+        builtins: Mapping[str, str] | None = None,
+        group: str | None = None,
+        adopt: Callable[[str, Any], None] | None = None,
+    ) -> None:
         self.what = what
+        self.builtins: dict[str, str] = dict(builtins or {})
+        self.group = group
+        self.adopt = adopt
         self._entries: dict[str, T] = {}
+        self._loaded = False
         Registry._instances.add(self)
 
     @classmethod
     def instances(cls) -> list[Registry]:
         """Every registry made so far (for the provenance record), by name."""
         return sorted(cls._instances, key=lambda r: r.what)
+
+    def load(self) -> None:
+        """Import the built-ins and load the plug-ins (once; reading the registry does it)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        for module in dict.fromkeys(self.builtins.values()):
+            importlib.import_module(module)
+        if self.group is not None:
+            load_entry_points(self.group, self._adopt)
+
+    def _adopt(self, name: str, obj: Any) -> None:
+        if name in self._entries:  # it registered itself when its module was imported
+            return
+        if self.adopt is None:
+            raise TypeError(f"{obj!r} did not register itself as a {self.what}")
+        self.adopt(name, obj)
 
     def add(self, name: str, entry: T) -> T:
         """Register ``entry`` under ``name`` (re-registering the same entry is a no-op)."""
@@ -45,16 +133,21 @@ class Registry(Generic[T]):
 
     def get(self, name: str) -> T:
         """The entry registered under ``name``; a ``ValueError`` lists the registered names."""
+        self.load()
         try:
             return self._entries[name]
         except (KeyError, TypeError):
             raise ValueError(
-                f"unknown {self.what} {name!r}; choose from {tuple(self._entries)}"
+                f"unknown {self.what} {name!r}; choose from {tuple(k for k, _ in self.items())}"
             ) from None
 
     def items(self) -> list[tuple[str, T]]:
-        """``(name, entry)`` pairs in registration order."""
-        return list(self._entries.items())
+        """``(name, entry)`` pairs: the built-ins in their listed order, then the others in
+        registration order (plug-ins and methods registered at run time)."""
+        self.load()
+        first = [k for k in self.builtins if k in self._entries]
+        rest = [k for k in self._entries if k not in self.builtins]
+        return [(k, self._entries[k]) for k in (*first, *rest)]
 
     def names(self, where: Callable[[T], bool] | None = None) -> NameView:
         """A live view of the registered names (those whose entry satisfies ``where``)."""

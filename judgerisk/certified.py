@@ -58,6 +58,7 @@ import pandas as pd
 from judgerisk._progress import progress_bar
 from judgerisk._registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
+from judgerisk.aggregators.base import BaseAggregator, aggregator_name
 from judgerisk.describe import judge_accuracy
 from judgerisk.panel import (
     CONDITIONS,
@@ -68,14 +69,20 @@ from judgerisk.panel import (
     to_wide,
     validate_panel,
 )
-from judgerisk.plots import style
+from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
 from judgerisk.risk.registry import COMPONENTS
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
 from judgerisk.selective.scope import Scope
-from judgerisk.validation import to_labels
+from judgerisk.validation import (
+    DEFAULT_ACCELERATE,
+    check_accelerate,
+    check_alpha,
+    error_labels,
+    to_labels,
+)
 
 __all__ = [
     "SCORE_COLUMNS",
@@ -118,7 +125,7 @@ def score_panel(
     panel: pd.DataFrame,
     n_seeds: int = 5,
     seed: int = 0,
-    aggregators: Sequence[str] = ("majority", "dawid_skene"),
+    aggregators: Sequence[str | BaseAggregator] = ("majority", "dawid_skene"),
     baselines: Sequence[str] = BASELINES,
     max_seeds: int | None = None,
     scur_options: dict | None = None,
@@ -214,8 +221,9 @@ def score_panel(
     if baselines:
         base = baseline_scores(unlabelled, fit_items=items, items=items, methods=tuple(baselines))
         out = out.join(base)
-    for name in aggregators:
-        agg = aggregate(unlabelled, name, random_state=seed).set_index("item")
+    for method in aggregators:
+        name = aggregator_name(method)
+        agg = aggregate(unlabelled, method, random_state=seed).set_index("item")
         out[name] = agg["verdict"].reindex(items)
         out[f"{name}_posterior"] = agg["posterior"].reindex(items)
     if "gold" in panel.columns:
@@ -224,11 +232,10 @@ def score_panel(
     return out
 
 
-def accelerate_options(accelerate: str = "anderson") -> dict[str, Any]:
-    """``scur_options`` for the command line's ``--accelerate`` (``"anderson"`` or ``"none"``)."""
-    if accelerate not in ("anderson", "none"):
-        raise PanelError(f"accelerate must be 'anderson' or 'none', got {accelerate!r}")
-    return {"lmm_params": {"accelerate": None if accelerate == "none" else accelerate}}
+def accelerate_options(accelerate: str | None = DEFAULT_ACCELERATE) -> dict[str, Any]:
+    """``scur_options`` for the command line's ``--accelerate`` (one of
+    :data:`judgerisk.validation.ACCELERATIONS`)."""
+    return {"lmm_params": {"accelerate": check_accelerate(accelerate)}}
 
 
 def _check_count(name: str, value: object, minimum: int = 1) -> None:
@@ -238,22 +245,8 @@ def _check_count(name: str, value: object, minimum: int = 1) -> None:
 
 
 def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
-    """Error labels :math:`E_i = 1[\\hat y_i \\ne y^*_i]` of aligned verdicts and gold ("A"/"B").
-
-    Parameters
-    ----------
-    verdict, gold : pandas.Series
-        By item; gold is aligned to the verdict's index.
-
-    Returns
-    -------
-    pandas.Series of bool
-    """
-    g = pd.Series(gold).reindex(pd.Series(verdict).index)
-    bad = ~g.isin(["A", "B"])
-    if bad.any():
-        raise PanelError(f"gold must be 'A' or 'B'; bad at items {list(g.index[bad][:10])}")
-    return (pd.Series(verdict) != g).rename("error")
+    """Error labels of verdicts against gold: :func:`judgerisk.validation.error_labels`."""
+    return error_labels(verdict, gold)
 
 
 def _as_item_frame(df: pd.DataFrame, what: str) -> pd.DataFrame:
@@ -321,8 +314,7 @@ def select_items(
     (NaN) is never accepted; a calibration item without a score is an error (exit code 2 in the
     CLI). When no threshold is feasible every test item is abstained on.
     """
-    if not 0.0 < float(alpha) < 1.0:
-        raise PanelError(f"alpha must lie in (0, 1), got {alpha!r}")
+    alpha = check_alpha(alpha)
     sc = _as_item_frame(scores, "scores")
     cal = _as_item_frame(calibration, "calibration")
     for col in (score, verdict):
@@ -586,7 +578,9 @@ def certify_panel(
             methods=("vanilla", "naive", "scope"),
             **kw,
         )
-        frames.append(tab.assign(score=f"{style.label(col)} (panel)"))
+        registered = col in risk_registry.RISK_SCORES
+        name = risk_registry.get_risk_score(col).label if registered else col
+        frames.append(tab.assign(score=f"{name} (panel)"))
     if single is not None:
         tab = split_protocol(
             single.loc[items, "bpe"].to_numpy(),

@@ -27,14 +27,18 @@ import textwrap
 import time
 import warnings
 
-import numpy as np
-
 from judgerisk import rerun
-from judgerisk.determinism import one_blas_thread
-from judgerisk.panel import CONDITIONS, PanelError, read_table
-from judgerisk.provenance import check_output_path, finish_record, make_record
-from judgerisk.provenance import write_table_with_record as _write_output
-from judgerisk.risk.lmm import DEFAULT_ACCELERATE
+from judgerisk.options import (
+    ACCELERATIONS,
+    CONDITIONS,
+    DEFAULT_ACCELERATE,
+    InputError,
+    OptionError,
+    check_alpha,
+)
+
+# numpy, pandas and the estimators are imported inside the commands, so that building the parser
+# (``judgerisk --help``, a usage error) stays fast.
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_RUNTIME", "EXIT_USAGE", "EXIT_DEPENDENCY"]
 
@@ -68,10 +72,10 @@ def _conditions(text: str) -> tuple[str, ...]:
 
 
 def _alpha(text: str) -> float:
-    value = float(text)
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"alpha must lie in (0, 1), got {text}")
-    return value
+    try:
+        return check_alpha(text)
+    except OptionError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _positive_int(text: str) -> int:
@@ -103,6 +107,8 @@ _ARGV_KEYS = ("func", "command")
 
 def _record(args: argparse.Namespace, inputs: dict) -> dict:
     """The provenance record of this command line (every option, defaults included)."""
+    from judgerisk.provenance import make_record
+
     params = {k: v for k, v in vars(args).items() if k not in _ARGV_KEYS}
     return make_record(
         ["judgerisk", *args.argv], {"command": args.command, **params}, inputs, args.started
@@ -111,6 +117,8 @@ def _record(args: argparse.Namespace, inputs: dict) -> dict:
 
 # --------------------------------------------------------------------------- simulate
 def _run_simulate(args: argparse.Namespace) -> int:
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
     from judgerisk.simulate import simulate_panel
 
     check_output_path(args.output)
@@ -139,14 +147,17 @@ def _run_simulate(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- score
 _ACCELERATE_HELP = (
     "LMM fitting: 'anderson' (Anderson-accelerated sweeps, same fixed point as the "
-    "plain sweeps, converges where they drift) or 'none' (the plain sweeps of the latent measurement "
-    "model's fit)"
+    "plain sweeps, converges where they drift), 'lbfgs' (the exact minimiser) or 'none' (the plain "
+    "sweeps of the latent measurement model's fit)"
 )
 
 
 def _run_score(args: argparse.Namespace) -> int:
     from judgerisk.certified import accelerate_options, score_panel
+    from judgerisk.determinism import one_blas_thread
     from judgerisk.panel import load_panel
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
 
     check_output_path(args.output, inputs=(args.panel,))
     aggregators = tuple(a.strip() for a in args.aggregators.split(",") if a.strip())
@@ -188,7 +199,7 @@ def _check_aggregators(names: tuple[str, ...]) -> None:
 
     unknown = [n for n in names if n not in AGGREGATORS]
     if unknown:
-        raise PanelError(
+        raise OptionError(
             f"--aggregators: unknown aggregator(s) {unknown}; choose among {list(AGGREGATORS)}"
         )
 
@@ -196,6 +207,9 @@ def _check_aggregators(names: tuple[str, ...]) -> None:
 # --------------------------------------------------------------------------- select
 def _run_select(args: argparse.Namespace) -> int:
     from judgerisk.certified import select_items
+    from judgerisk.panel import read_table
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
 
     check_output_path(args.output, inputs=(args.scores, args.calibration))
     scores = read_table(args.scores)
@@ -271,15 +285,25 @@ def _run_verify(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _add_extract(sub: argparse._SubParsersAction) -> None:
-    """Register ``extract`` from :mod:`judgerisk.extract.cli`, or a stub parser that explains."""
+_EXTRACT_HELP = "extract verdict-token log-probabilities (needs the 'extract' extra)"
+
+
+def _add_extract(sub: argparse._SubParsersAction, full: bool = True) -> None:
+    """Register ``extract`` from :mod:`judgerisk.extract.cli`, or a stub parser that explains.
+
+    With ``full=False`` only its name and one-line help are registered, without importing the
+    extraction code (``judgerisk --help`` and the other commands stay fast).
+    """
+    if not full:
+        sub.add_parser("extract", help=_EXTRACT_HELP, add_help=False)
+        return
     try:
         from judgerisk.extract import cli as extract_cli
     except ImportError as exc:  # torch / transformers missing, or module absent
         reason = str(exc)
         p = sub.add_parser(
             "extract",
-            help="extract verdict-token log-probabilities (needs the 'extract' extra)",
+            help=_EXTRACT_HELP,
             description="Unavailable here: " + reason,
         )
         p.add_argument("rest", nargs=argparse.REMAINDER)
@@ -299,8 +323,12 @@ def _add_extract(sub: argparse._SubParsersAction) -> None:
         parser.set_defaults(func=extract_cli.run)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for documentation and tests)."""
+def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests).
+
+    ``extract=False`` lists the ``extract`` command without importing its options (what
+    :func:`main` does unless the command is ``extract``).
+    """
     parser = argparse.ArgumentParser(
         prog="judgerisk",
         description=textwrap.dedent(
@@ -345,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--labels", help="also write the gold labels (item, gold) to this file")
     p.set_defaults(func=_run_simulate)
 
-    _add_extract(sub)
+    _add_extract(sub, full=extract)
 
     p = sub.add_parser(
         "score",
@@ -386,7 +414,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--accelerate",
-        choices=("anderson", "none"),
+        choices=ACCELERATIONS,
         default=DEFAULT_ACCELERATE,
         help=_ACCELERATE_HELP,
     )
@@ -439,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--accelerate",
-        choices=("anderson", "none"),
+        choices=ACCELERATIONS,
         default=DEFAULT_ACCELERATE,
         help=_ACCELERATE_HELP,
     )
@@ -474,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``judgerisk`` console script; returns the exit code."""
     started = time.time()
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(extract=bool(argv) and argv[0] == "extract")
     args = parser.parse_args(argv)  # exits with 2 on usage errors
     args.argv, args.started = argv, started
     prog = f"judgerisk {args.command}"
@@ -487,6 +515,8 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("default")
             warnings.filterwarnings("ignore", message="IProgress not found")
             warnings.showwarning = _show
+            import numpy as np
+
             with np.errstate(all="ignore"):
                 return int(args.func(args) or EXIT_OK)
     except KeyboardInterrupt:
@@ -495,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     except ModuleNotFoundError as exc:
         print(f"{prog}: error: missing dependency: {exc}", file=sys.stderr)
         return EXIT_DEPENDENCY
-    except (PanelError, FileNotFoundError, ValueError, KeyError) as exc:
+    except (InputError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - the CLI must turn any failure into exit code 1

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from judgerisk.options import CONDITIONS, FAMILIES, ORIGINAL, InputError
 from judgerisk.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.validation import offending_rows
 
@@ -62,25 +63,6 @@ __all__ = [
     "atomic_write",
 ]
 
-ORIGINAL = "original"
-CONDITIONS: tuple[str, ...] = (
-    "original",
-    "swap",
-    "rubric1",
-    "rubric2",
-    "swap_rubric1",
-    "swap_rubric2",
-)
-#: Perturbation families: pairs (c, c') of conditions that differ by one perturbation.
-FAMILIES: dict[str, tuple[tuple[str, str], ...]] = {
-    "order": (("swap", "original"), ("swap_rubric1", "rubric1"), ("swap_rubric2", "rubric2")),
-    "rubric": (
-        ("rubric1", "original"),
-        ("rubric2", "original"),
-        ("swap_rubric1", "swap"),
-        ("swap_rubric2", "swap"),
-    ),
-}
 LOGIT_CLIP = 20.0
 REQUIRED = ("item", "judge", "condition")
 _MAX_ROWS_SHOWN = 10
@@ -88,7 +70,7 @@ _MAX_ROWS_SHOWN = 10
 _P_LOGIT_ATOL = 1e-6
 
 
-class PanelError(ValueError):
+class PanelError(InputError):
     """Bad input: a table that breaks the data contract, an unreadable file, a bad option.
 
     The message names the file (when there is one), the row or line, the column and the

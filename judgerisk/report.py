@@ -25,6 +25,7 @@ import pandas as pd
 from judgerisk.determinism import one_blas_thread
 from judgerisk.panel import PanelError, atomic_write, check_scorable, load_panel
 from judgerisk.provenance import command_text
+from judgerisk.validation import DEFAULT_ACCELERATE
 
 __all__ = [
     "REPORT_NOTEBOOK",
@@ -308,5 +309,5 @@ REPORT_DEFAULTS = {
     "seed": 0,
     "alpha": 0.1,
     "n_splits": 1000,
-    "accelerate": "anderson",
+    "accelerate": DEFAULT_ACCELERATE,
 }

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import argparse
 import ast
-import io
 import math
 import os
 import sys
 import tempfile
-import tokenize
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 
 from judgerisk import runbook
 from judgerisk.report import notebook_error
+from judgerisk.runbook import Parameter, chapter_parameters, parameters_markdown
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -42,15 +40,6 @@ __all__ = [
 #: Environment variable naming a folder of chapter sources (``NN_name.md``) to use instead
 #: of the book's ``notebooks/`` (found by :func:`judgerisk.runbook.find_book_root`).
 ENV_CHAPTERS = "JUDGERISK_CHAPTERS"
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One assignment of a chapter's parameters cell."""
-
-    name: str
-    default: str  # the source text of the value
-    help: str  # the trailing comment, if any
 
 
 def installed_chapters() -> Path:
@@ -182,74 +171,6 @@ def check_parameter(name: str, value: object, default_text: str) -> object:
     if type(value) is not type(default):
         raise ValueError(bad.format(f"a {type(default).__name__}"))
     return value
-
-
-def _parameters_cell(md_path: Path) -> str:
-    nb = runbook.read_notebook(md_path)
-    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    if len(cells) != 1:
-        raise ValueError(f"{md_path.name}: expected one cell tagged 'parameters', got {len(cells)}")
-    return cells[0].source
-
-
-def chapter_parameters(md_path: str | os.PathLike) -> list[Parameter]:
-    """The assignments of a chapter's ``parameters`` cell, with their trailing comments."""
-    source = _parameters_cell(Path(md_path))
-    comments = {
-        tok.start[0]: tok.string.lstrip("#").strip()
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
-        if tok.type == tokenize.COMMENT
-    }
-    params = []
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-            value = ast.get_source_segment(source, node.value) or ""
-            params.append(
-                Parameter(node.targets[0].id, value, comments.get(node.end_lineno or 0, ""))
-            )
-    return params
-
-
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def parameters_markdown(sources: list[Path], timings: dict | None = None) -> str:
-    """The book's table of every chapter's parameters and run time (MyST markdown).
-
-    Generated from the parameters cells when the book is built, so it cannot go stale.
-    ``timings`` is :func:`judgerisk.runbook.read_timings` of the executed copies.
-    """
-    timings = timings or {}
-    lines = []
-    for src in sources:
-        number, _, rest = src.stem.partition("_")
-        title = next(
-            (
-                line.lstrip("# ").strip()
-                for line in src.read_text().splitlines()
-                if line.startswith("# ")
-            ),
-            rest.replace("_", " "),
-        )
-        run = timings.get(src.stem)
-        when = (
-            f"{run['seconds']:.0f} s with the {run['profile']} parameters"
-            if run
-            else "not measured in this build"
-        )
-        lines += [
-            f"### {number} · {title}",
-            "",
-            f"`judgerisk run {number} --param NAME=VALUE -o out.ipynb` · run time: {when}.",
-            "",
-            "| parameter | default | meaning |",
-            "|---|---|---|",
-        ]
-        for p in chapter_parameters(src):
-            lines.append(f"| `{p.name}` | `{_md_cell(p.default)}` | {_md_cell(p.help) or '–'} |")
-        lines.append("")
-    return "\n".join(lines)
 
 
 def parse_assignment(text: str) -> tuple[str, object]:

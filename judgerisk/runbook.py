@@ -24,16 +24,18 @@ exists (the layout of a fresh clone), so the real-data chapters find the public 
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+import tokenize
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from judgerisk.provenance import finish_record, make_record
 
 __all__ = [
     "find_book_root",
@@ -45,6 +47,9 @@ __all__ = [
     "build_book",
     "read_timings",
     "page_footer",
+    "Parameter",
+    "chapter_parameters",
+    "parameters_markdown",
     "main",
 ]
 
@@ -156,6 +161,8 @@ def execute(
     }
     out = out_dir / f"{md_path.stem}.ipynb"
     start = time.perf_counter()
+    from judgerisk.provenance import make_record  # pandas: only when a chapter runs
+
     record = make_record(
         ["python", "-m", "judgerisk.runbook", md_path.name, "--profile", profile],
         {"notebook": md_path.name, "profile": profile, **params},
@@ -229,6 +236,8 @@ def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
     import nbformat
 
     nb = nbformat.read(ipynb, as_version=4)
+    from judgerisk.provenance import finish_record
+
     final = finish_record(record, {"parameters": _all_parameters(ipynb, injected)})
     nb.metadata.setdefault("judgerisk", {})["provenance"] = final
     footer = nbformat.v4.new_markdown_cell(
@@ -270,8 +279,6 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) ->
         raise FileNotFoundError(f"notebooks not executed yet (run them first): {missing}")
     for stem in sources:
         shutil.copy2(executed_dir / f"{stem}.ipynb", stage_dir / "notebooks" / f"{stem}.ipynb")
-    from judgerisk.rerun import parameters_markdown
-
     page = parameters_markdown(notebook_paths(root), read_timings(executed_dir))
     (stage_dir / "book" / "_chapter_parameters.md").write_text(page)
     return stage_dir
@@ -406,3 +413,81 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+# ----------------------------------------------------------------- chapter parameters
+@dataclass(frozen=True)
+class Parameter:
+    """One assignment of a chapter's parameters cell."""
+
+    name: str
+    default: str  # the source text of the value
+    help: str  # the trailing comment, if any
+
+
+def _parameters_cell(md_path: Path) -> str:
+    nb = read_notebook(md_path)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ValueError(f"{md_path.name}: expected one cell tagged 'parameters', got {len(cells)}")
+    return cells[0].source
+
+
+def chapter_parameters(md_path: str | os.PathLike) -> list[Parameter]:
+    """The assignments of a chapter's ``parameters`` cell, with their trailing comments."""
+    source = _parameters_cell(Path(md_path))
+    comments = {
+        tok.start[0]: tok.string.lstrip("#").strip()
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline)
+        if tok.type == tokenize.COMMENT
+    }
+    params = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            value = ast.get_source_segment(source, node.value) or ""
+            params.append(
+                Parameter(node.targets[0].id, value, comments.get(node.end_lineno or 0, ""))
+            )
+    return params
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def parameters_markdown(sources: list[Path], timings: dict | None = None) -> str:
+    """The book's table of every chapter's parameters and run time (MyST markdown).
+
+    Generated from the parameters cells when the book is built, so it cannot go stale.
+    ``timings`` is :func:`read_timings` of the executed copies.
+    """
+    timings = timings or {}
+    lines = []
+    for src in sources:
+        number, _, rest = src.stem.partition("_")
+        title = next(
+            (
+                line.lstrip("# ").strip()
+                for line in src.read_text().splitlines()
+                if line.startswith("# ")
+            ),
+            rest.replace("_", " "),
+        )
+        run = timings.get(src.stem)
+        when = (
+            f"{run['seconds']:.0f} s with the {run['profile']} parameters"
+            if run
+            else "not measured in this build"
+        )
+        lines += [
+            f"### {number} · {title}",
+            "",
+            f"`judgerisk run {number} --param NAME=VALUE -o out.ipynb` · run time: {when}.",
+            "",
+            "| parameter | default | meaning |",
+            "|---|---|---|",
+        ]
+        for p in chapter_parameters(src):
+            lines.append(f"| `{p.name}` | `{_md_cell(p.default)}` | {_md_cell(p.help) or '–'} |")
+        lines.append("")
+    return "\n".join(lines)

@@ -14,8 +14,22 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from judgerisk.options import (
+    ACCELERATIONS,
+    DEFAULT_ACCELERATE,
+    InputError,
+    OptionError,
+    check_accelerate,
+    check_alpha,
+)
+
 __all__ = [
+    "ACCELERATIONS",
+    "DEFAULT_ACCELERATE",
+    "InputError",
     "LABELS",
+    "OptionError",
+    "check_accelerate",
     "align_judges",
     "as_binary",
     "as_bool",
@@ -26,10 +40,12 @@ __all__ = [
     "check_item_subset",
     "check_probs",
     "check_votes",
+    "error_labels",
     "offending_rows",
     "tie_blocks",
     "to_labels",
 ]
+
 
 #: The two verdict labels: index 1 ("A") for the original answer A, index 0 ("B").
 LABELS: tuple[str, str] = ("B", "A")
@@ -109,6 +125,41 @@ def as_binary(values: npt.ArrayLike, name: str = "labels") -> np.ndarray:
     return out
 
 
+def error_labels(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
+    """Error labels :math:`E_i = 1[\\hat y_i \\ne y^*_i]` of verdicts against gold.
+
+    The one definition of an error, used by the risk analyses, the retention study and the
+    certified decisions. Both sides may be ``"A"``/``"B"``, booleans or 1/0 (1 = A).
+
+    Parameters
+    ----------
+    verdict, gold : pandas.Series or array-like
+        By item; a Series ``gold`` is aligned to ``verdict``'s index (arrays by position).
+
+    Returns
+    -------
+    pandas.Series of int8
+        Named ``"error"``, on ``verdict``'s index.
+
+    Examples
+    --------
+    >>> error_labels(["A", "B", "A"], [1, 1, 1]).tolist()
+    [0, 1, 0]
+    """
+    v = verdict if isinstance(verdict, pd.Series) else pd.Series(np.asarray(verdict))
+    if isinstance(gold, pd.Series) and isinstance(verdict, pd.Series):
+        g = gold.reindex(v.index)
+    else:
+        g = pd.Series(np.asarray(gold), index=v.index)
+    if g.isna().any():
+        raise InputError(f"gold is missing for items {list(g.index[g.isna()][:10])}")
+    try:
+        err = as_binary(v, "verdict") != as_binary(g, "gold")
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return pd.Series(err.astype(np.int8), index=v.index, name="error")
+
+
 def to_labels(wins_a: npt.ArrayLike) -> np.ndarray:
     """Map booleans or 1/0 (1 = A wins) to the labels ``"A"``/``"B"``.
 
@@ -155,20 +206,6 @@ def as_bool(values: npt.ArrayLike, name: str) -> np.ndarray:
     if bad.any():
         raise ValueError(f"{name} must be boolean or 0/1; bad values at {bad_rows(num, bad)}")
     return num.astype(bool)
-
-
-def check_alpha(alpha: float) -> float:
-    """The target risk level α as a float in the open interval (0, 1).
-
-    Examples
-    --------
-    >>> check_alpha(0.1)
-    0.1
-    """
-    a = float(alpha)
-    if not 0.0 < a < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    return a
 
 
 # ----------------------------------------------------------------------------- items

@@ -30,6 +30,7 @@ from judgerisk.record_checks import (
     check_sizes,
     environment_differences,
 )
+from judgerisk.validation import DEFAULT_ACCELERATE
 
 __all__ = [
     "RTOL",
@@ -196,7 +197,7 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
                 seed=params["seed"],
                 aggregators=tuple(a for a in aggregators.split(",") if a),
                 max_seeds=max(cap, params["n_seeds"]),
-                scur_options=accelerate_options(params.get("accelerate", "anderson")),
+                scur_options=accelerate_options(params.get("accelerate", DEFAULT_ACCELERATE)),
             )
         return table.reset_index()
     if command == "select":
@@ -230,7 +231,8 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return recompute(command, params, inputs)
+            paths = {role: entry["path"] for role, entry in record.get("inputs", {}).items()}
+            return recompute(command, params, paths)
     raise PanelError(f"cannot recompute an output of {command!r}")
 
 

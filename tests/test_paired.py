@@ -11,6 +11,7 @@ from scipy.stats import binom
 from sklearn.metrics import roc_auc_score
 
 from judgerisk.risk import paired
+from judgerisk.risk.analysis import SUBSET_NAMES
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import matched_vote_auroc
 from judgerisk.risk.paired import (
@@ -193,10 +194,10 @@ def test_reporting_helpers():
     )
     assert paired.format_interval(0.05, -0.01, 0.11) == "+0.050 [-0.010, +0.110]"
     text = paired.interval_table(table, label=str.upper)
-    assert text.loc["VE", "high consensus"] == "+0.100 [+0.020, +0.180]"
+    assert text.loc["VE", SUBSET_NAMES["hc"]] == "+0.100 [+0.020, +0.180]"
     assert paired.best_rows(table).loc["all", "method"] == "pe"
     lines = paired.comparison_sentences(table, label=str.upper)
-    assert lines[0].startswith("all items (100 items, 30 errors): SCUR 0.700 ties with")
+    assert lines[0].startswith("all evaluation items (100 items, 30 errors): SCUR 0.700 ties with")
     assert "PE 0.650" in lines[0] and "beats 1 and trails 0 of the 2" in lines[0]
 
 

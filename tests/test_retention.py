@@ -106,3 +106,41 @@ def test_analysis_rejects_bad_arguments():
         retention_analysis(panel, seeds=[0], aggregators=["oracle"])
     with pytest.raises(ValueError, match="seeds is empty"):
         retention_analysis(panel, seeds=[])
+
+
+def test_every_retention_api_agrees():
+    """retention_curve, retention_table and retention_analysis give one number per tie rule."""
+    from judgerisk.risk.analysis import risk_table
+    from judgerisk.risk.metrics import retention_table
+
+    risk, err = pd.Series([0, 0, 0, 0, 1.0]), pd.Series([1, 0, 0, 0, 0])
+    for ties, want in (("average", 0.75), ("stable", 2 / 3)):
+        curve = retention_curve(risk, 1 - err, rhos=(0.6,), ties=ties)["accuracy"].iloc[0]
+        table = retention_table(risk, err, (0.6,), ties=ties)["accuracy"].iloc[0]
+        assert curve == pytest.approx(want) and table == pytest.approx(want)
+    panel = simulate_panel(n_items=120, n_judges=3, seed=3).data
+    study = retention_analysis(panel, seeds=[0], aggregators=["majority"], methods=["ve"])
+    t = risk_table(panel, seed=0, methods=["ve"])
+    direct = retention_curve(t["ve"], 1 - t["error"])
+    got = study.set_index("rho")["accuracy"]
+    np.testing.assert_allclose(got.loc[direct["rho"]].to_numpy(), direct["accuracy"].to_numpy())
+
+
+def test_retention_plot_by_aggregator_or_method():
+    from judgerisk.plots.aggregate import plot_retention_curves
+
+    table = pd.DataFrame(
+        {
+            "seed": [0, 0, 0, 0],
+            "aggregator": ["majority"] * 4,
+            "method": ["ve", "ve", "pe", "pe"],
+            "rho": [1.0, 0.5, 1.0, 0.5],
+            "accuracy": [0.6, 0.8, 0.6, 0.7],
+        }
+    )
+    fig = plot_retention_curves(table, by="method")
+    assert len(fig.axes[0].get_lines()) == 2
+    fig = plot_retention_curves(table, method="pe")
+    assert len(fig.axes[0].get_lines()) == 1
+    with pytest.raises(ValueError, match="no rows"):
+        plot_retention_curves(table, by="method", aggregator="mace")

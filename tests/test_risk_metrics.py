@@ -8,7 +8,6 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from judgerisk.risk.metrics import (
-    accuracy_of_kept,
     auroc,
     auroc_table,
     consensus_share,
@@ -152,24 +151,29 @@ def test_probability_high_consensus_equals_low_pe():
     assert probability_high_consensus(pbar).tolist() == (pe <= h + 1e-12).tolist()
 
 
-def test_accuracy_of_kept_and_retention():
+def test_retention_table():
     risk = pd.Series([0.1, 0.9, 0.2, 0.8, 0.5, 0.3, 0.7, 0.4, 0.6, 0.05])
     errors = pd.Series([0, 1, 0, 1, 0, 1, 1, 0, 0, 0])
-    assert accuracy_of_kept(risk, errors, 1.0) == pytest.approx(0.6)
-    # lowest 5: .05,.1,.2,.3,.4 -> errors 0,0,0,1,0
-    assert accuracy_of_kept(risk, errors, 0.5) == pytest.approx(0.8)
-    # ceil(0.25 * 10) = 3 -> all correct
-    assert accuracy_of_kept(risk, errors, 0.25) == 1.0
-    table = retention_table(risk, errors, fractions=(1.0, 0.8, 0.5))
-    assert table["n_kept"].tolist() == [10, 8, 5]
-    for f, acc in zip(table["fraction"], table["accuracy"], strict=True):
-        assert acc == pytest.approx(accuracy_of_kept(risk, errors, f))
+    table = retention_table(risk, errors, fractions=(1.0, 0.8, 0.5, 0.25))
+    assert table["n_kept"].tolist() == [10, 8, 5, 3]
+    # all: 6/10; lowest 5: .05,.1,.2,.3,.4 -> errors 0,0,0,1,0; lowest 3: all correct
+    assert table["accuracy"].tolist() == pytest.approx([0.6, 0.75, 0.8, 1.0])
     assert table["gain"].iloc[0] == 0.0
     with pytest.raises(ValueError, match="fraction"):
-        accuracy_of_kept(risk, errors, 0.0)
+        retention_table(risk, errors, (0.0,))
+    with pytest.raises(ValueError, match="ties"):
+        retention_table(risk, errors, ties="random")
 
 
-def test_accuracy_of_kept_ties_are_stable():
-    risk = pd.Series([0.5, 0.5, 0.5, 0.5])
-    assert accuracy_of_kept(risk, pd.Series([1, 0, 0, 0]), 0.5) == 0.5
-    assert accuracy_of_kept(risk, pd.Series([0, 0, 1, 1]), 0.5) == 1.0
+def test_retention_ties_average_or_stable():
+    """The issue's example: one tie rule gives 0.75, the other 0.667, and the caller chooses."""
+    risk, err = [0, 0, 0, 0, 1], [1, 0, 0, 0, 0]
+    assert retention_table(risk, err, (0.6,))["accuracy"].iloc[0] == pytest.approx(0.75)
+    stable = retention_table(risk, err, (0.6,), ties="stable")
+    assert stable["accuracy"].iloc[0] == pytest.approx(2 / 3)
+    tied = pd.Series([0.5, 0.5, 0.5, 0.5])
+    assert retention_table(tied, [1, 0, 0, 0], (0.5,), ties="stable")["accuracy"][0] == 0.5
+    assert retention_table(tied, [0, 0, 1, 1], (0.5,), ties="stable")["accuracy"][0] == 1.0
+    # "average" does not depend on the order of tied items
+    assert retention_table(tied, [1, 0, 0, 0], (0.5,))["accuracy"][0] == pytest.approx(0.75)
+    assert retention_table(tied, [0, 0, 0, 1], (0.5,))["accuracy"][0] == pytest.approx(0.75)

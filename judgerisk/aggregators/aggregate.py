@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgerisk.aggregators.base import AGGREGATORS, make_aggregator
+from judgerisk.aggregators.base import AGGREGATORS, BaseAggregator, aggregator_name, make_aggregator
 from judgerisk.validation import check_item_subset
 
 # Registration order is the order of AGGREGATORS in reports and figures.
@@ -65,7 +65,7 @@ __all__ = [
 
 def aggregate(
     panel: pd.DataFrame,
-    method: str,
+    method: str | BaseAggregator,
     fit_items: Iterable | None = None,
     random_state: int | None = None,
     **options: Any,
@@ -76,9 +76,10 @@ def aggregate(
     ----------
     panel : pandas.DataFrame
         A panel (``judgerisk.panel`` contract); only the ``original`` condition is used.
-    method : str
+    method : str or BaseAggregator
         A registered aggregation rule (see :data:`AGGREGATORS`): built in ``"majority"``,
-        ``"dawid_skene"``, ``"mace"``, ``"glad"`` and ``"care"``.
+        ``"dawid_skene"``, ``"mace"``, ``"glad"`` and ``"care"``; or an aggregator instance
+        (registered or not), fitted as a copy.
     fit_items : array-like, optional
         Items whose judgements fit the aggregator's parameters (default: all items). Posteriors
         and verdicts are reported for every item of the panel, the others scored with the
@@ -123,7 +124,7 @@ def aggregate(
 
 def compare_aggregators(
     panel: pd.DataFrame,
-    aggregators: Sequence[str] = AGGREGATORS,
+    aggregators: Sequence[str | BaseAggregator] = AGGREGATORS,
     fit_items: Iterable | None = None,
     random_state: int | None = None,
 ) -> pd.DataFrame:
@@ -133,8 +134,8 @@ def compare_aggregators(
     ----------
     panel : pandas.DataFrame
         A panel.
-    aggregators : sequence of str, default all five
-        Names among :data:`AGGREGATORS`.
+    aggregators : sequence of str or BaseAggregator, default every registered rule
+        Names among :data:`AGGREGATORS`, or aggregator instances (column: their name).
     fit_items, random_state
         As in :func:`aggregate`.
 
@@ -146,11 +147,11 @@ def compare_aggregators(
     """
     panel = validate_panel(panel, conditions=None)
     cols = {}
-    for name in aggregators:
-        res = aggregate(panel, name, fit_items=fit_items, random_state=random_state)
-        cols[name] = res.set_index("item")["verdict"]
+    for method in aggregators:
+        res = aggregate(panel, method, fit_items=fit_items, random_state=random_state)
+        cols[aggregator_name(method)] = res.set_index("item")["verdict"]
     out = pd.DataFrame(cols)
-    out["n_distinct"] = out[list(aggregators)].nunique(axis=1)
+    out["n_distinct"] = out[list(cols)].nunique(axis=1)
     if "gold" in panel.columns:
         out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(out.index)
     out.index.name = "item"

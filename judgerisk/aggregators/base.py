@@ -8,6 +8,7 @@ over aggregators (analyses, retention, reports, figures) find it there. The book
 
 from __future__ import annotations
 
+import copy
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -17,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from judgerisk._registry import Registry
-from judgerisk.plots import style
 from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
 
 __all__ = [
     "AGGREGATORS",
     "BaseAggregator",
+    "aggregator_name",
     "get_aggregator",
     "make_aggregator",
     "register_aggregator",
@@ -50,6 +51,9 @@ class BaseAggregator(ABC):
 
     #: Registry name (set by :func:`register_aggregator`).
     name: ClassVar[str] = ""
+    #: Display name and colour in tables and figures (set by :func:`register_aggregator`).
+    display_name: ClassVar[str] = ""
+    color: ClassVar[str | None] = None
     #: Which item x judge table the rule reads: ``"verdict"`` (1.0 A / 0.0 B / NaN) or ``"p"``.
     uses: ClassVar[Literal["verdict", "p"]] = "verdict"
     #: Whether :meth:`fit` learns parameters (False: the posterior of an item depends only on it).
@@ -134,7 +138,27 @@ class BaseAggregator(ABC):
         return f"{type(self).__name__}({', '.join(shown)})"
 
 
-_REGISTRY: Registry[type[BaseAggregator]] = Registry("aggregation method")
+def _adopt(name: str, obj: Any) -> None:
+    """Register a plug-in's class (entry-point group ``judgerisk.aggregators``)."""
+    register_aggregator(
+        name, label=getattr(obj, "display_name", None) or None, color=getattr(obj, "color", None)
+    )(obj)
+
+
+#: The built-in rules (registered by their modules, listed here in the order reported), then
+#: the plug-ins of the entry-point group ``judgerisk.aggregators``.
+_REGISTRY: Registry[type[BaseAggregator]] = Registry(
+    "aggregation method",
+    builtins={
+        "majority": "judgerisk.aggregators.majority",
+        "dawid_skene": "judgerisk.aggregators.dawid_skene",
+        "mace": "judgerisk.aggregators.mace",
+        "glad": "judgerisk.aggregators.glad",
+        "care": "judgerisk.aggregators.care",
+    },
+    group="judgerisk.aggregators",
+    adopt=lambda name, obj: _adopt(name, obj),
+)
 _A = TypeVar("_A", bound=type[BaseAggregator])
 
 
@@ -145,7 +169,8 @@ def register_aggregator(
 
     Registered names are accepted by :func:`judgerisk.aggregators.aggregate` and appear in
     :data:`AGGREGATORS` in registration order. ``label`` and ``color`` give it a display name
-    and colour in every figure (:func:`judgerisk.plots.style.register`).
+    and colour in every figure; they are stored on the class (``display_name``, ``color``) and
+    read by :mod:`judgerisk.plots.style`, so the estimator knows nothing of figures.
 
     Examples
     --------
@@ -167,7 +192,8 @@ def register_aggregator(
             raise TypeError(f"{klass!r} is not a BaseAggregator subclass")
         _REGISTRY.add(name, klass)
         klass.name = name
-        style.register(name, label, color)
+        klass.display_name = label or name
+        klass.color = color
         return klass
 
     return deco
@@ -178,18 +204,43 @@ def unregister_aggregator(name: str) -> None:
     _REGISTRY.remove(name)
 
 
-def get_aggregator(name: str) -> type[BaseAggregator]:
-    """The class registered under ``name``; a ``ValueError`` lists the registered names."""
+def get_aggregator(name: str | BaseAggregator | type[BaseAggregator]) -> type[BaseAggregator]:
+    """The class registered under ``name`` (an instance or a class gives its own class); a
+    ``ValueError`` lists the registered names."""
+    if isinstance(name, BaseAggregator):
+        return type(name)
+    if isinstance(name, type) and issubclass(name, BaseAggregator):
+        return name
     return _REGISTRY.get(name)
 
 
-def make_aggregator(name: str, random_state: int | None = None, **options: Any) -> BaseAggregator:
-    """Instantiate the aggregator ``name`` with ``options`` (and the seed, if it takes one)."""
+def aggregator_name(method: str | BaseAggregator | type[BaseAggregator]) -> str:
+    """The key of ``method`` in result tables: its registered name, else its class name."""
+    if isinstance(method, str):
+        return method
+    cls = get_aggregator(method)
+    return cls.name or cls.__name__
+
+
+def make_aggregator(
+    name: str | BaseAggregator | type[BaseAggregator],
+    random_state: int | None = None,
+    **options: Any,
+) -> BaseAggregator:
+    """Instantiate the aggregator ``name`` with ``options`` (and the seed, if it takes one).
+
+    ``name`` may also be an aggregator class (registered or not), or an instance, which is used
+    as given (an unfitted copy: the caller's object is not changed; no ``options`` then).
+    """
+    if isinstance(name, BaseAggregator):
+        if options:
+            raise ValueError(f"options {sorted(options)} given with an aggregator instance")
+        return copy.deepcopy(name)
     cls = get_aggregator(name)
     params = inspect.signature(cls.__init__).parameters
     unknown = sorted(set(options) - set(params) - {"self"})
     if unknown and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        raise ValueError(f"{name} takes no option(s) {unknown}")
+        raise ValueError(f"{aggregator_name(name)} takes no option(s) {unknown}")
     if "random_state" in params:
         options = {"random_state": random_state, **options}
     return cls(**options)

@@ -105,7 +105,7 @@ def robust_pca(
     return low, s, n_iter
 
 
-@register_aggregator("care")
+@register_aggregator("care", label="CARE", color="#dd8452")
 class CARE(BaseAggregator):
     r"""Label-free CARE aggregation: judge weights from the low-rank part of the score correlations.
 

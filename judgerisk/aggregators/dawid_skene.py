@@ -37,7 +37,7 @@ def _posterior_a(ll: np.ndarray) -> np.ndarray:
     return expit(ll[:, 0] - ll[:, 1])
 
 
-@register_aggregator("dawid_skene")
+@register_aggregator("dawid_skene", label="Dawid–Skene", color="#937860")
 class DawidSkene(BaseAggregator):
     r"""Binary Dawid–Skene model (two classes: "A" wins / "B" wins), fitted by EM.
 

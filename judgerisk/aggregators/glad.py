@@ -18,7 +18,7 @@ from judgerisk.validation import binary_indicators
 __all__ = ["GLAD"]
 
 
-@register_aggregator("glad")
+@register_aggregator("glad", label="GLAD", color="#8172b2")
 class GLAD(BaseAggregator):
     r"""GLAD (Generative model of Labels, Abilities and Difficulties), binary, vectorised EM.
 

@@ -17,7 +17,7 @@ from judgerisk.validation import binary_indicators
 __all__ = ["MACE"]
 
 
-@register_aggregator("mace")
+@register_aggregator("mace", label="MACE", color="#55a868")
 class MACE(BaseAggregator):
     r"""MACE (Multi-Annotator Competence Estimation) for binary verdicts, vectorised EM / VB.
 

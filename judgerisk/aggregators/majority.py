@@ -13,7 +13,7 @@ from judgerisk.validation import check_votes, to_labels
 __all__ = ["MajorityVote", "majority_vote"]
 
 
-@register_aggregator("majority")
+@register_aggregator("majority", label="Majority vote", color="#4c72b0")
 class MajorityVote(BaseAggregator):
     r"""Majority vote: the posterior is the vote share for A, ties broken by the mean probability.
 

@@ -46,7 +46,23 @@ class Dataset:
         return any(os.path.exists(os.path.join(base, m)) for m in self.markers)
 
 
-_REGISTRY: Registry[Dataset] = Registry("data set")
+def _adopt(name: str, obj: Any) -> None:
+    """Register a plug-in loader (entry-point group ``judgerisk.datasets``) under its name."""
+    register_dataset(name)(obj)
+
+
+#: The public data sets shipped with judgerisk, then the plug-ins of the entry-point group
+#: ``judgerisk.datasets``.
+_REGISTRY: Registry[Dataset] = Registry(
+    "data set",
+    builtins={
+        "judgebench": "judgerisk.datasets.judgebench",
+        "llmbar": "judgerisk.datasets.llmbar",
+        "pandalm": "judgerisk.datasets.pandalm",
+    },
+    group="judgerisk.datasets",
+    adopt=lambda name, obj: _adopt(name, obj),
+)
 #: Registered data set names (a live view).
 DATASETS: Sequence[str] = _REGISTRY.names()
 

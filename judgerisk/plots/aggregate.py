@@ -15,15 +15,10 @@ from judgerisk.plots import style
 from judgerisk.risk.registry import COMPARED
 
 __all__ = [
-    "AGGREGATOR_LABELS",
     "plot_retention_curves",
     "plot_retention_by_method",
     "plot_disagreement",
 ]
-
-#: Display names of the built-in aggregators (kept for compatibility; figures call
-#: :func:`judgerisk.plots.style.label`, which also knows newly registered rules).
-AGGREGATOR_LABELS = {k: style.label(k) for k in AGGREGATORS}
 
 
 def _present(values: pd.Series, preferred: Sequence[str]) -> list[str]:
@@ -32,9 +27,15 @@ def _present(values: pd.Series, preferred: Sequence[str]) -> list[str]:
 
 
 def plot_retention_curves(
-    table: pd.DataFrame, method: str = "scur", ax: Axes | None = None, band: bool = True
+    table: pd.DataFrame,
+    method: str = "scur",
+    ax: Axes | None = None,
+    band: bool = True,
+    *,
+    by: str = "aggregator",
+    aggregator: str = "majority",
 ) -> plt.Figure:
-    """Figure-5-like plot: accuracy of the kept decisions against the kept share, per aggregator.
+    """Figure-5-like plot: accuracy of the kept decisions against the kept share.
 
     Parameters
     ----------
@@ -42,30 +43,37 @@ def plot_retention_curves(
         :func:`judgerisk.risk.retention.retention_analysis` output (one row per seed, aggregator,
         method, rho).
     method : str, default "scur"
-        The risk score that orders the items.
+        With ``by="aggregator"``: the risk score that orders the items.
     ax : matplotlib Axes, optional
         Where to draw; a new figure otherwise.
     band : bool, default True
         Shade mean ± one standard deviation over seeds.
+    by : {"aggregator", "method"}, default "aggregator"
+        One line per aggregation rule (items ordered by ``method``), or one line per risk score
+        (verdicts of ``aggregator``).
+    aggregator : str, default "majority"
+        With ``by="method"``: the rule whose verdicts are kept.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    sub = table[table["method"].eq(method)]
+    if by not in ("aggregator", "method"):
+        raise ValueError(f"by must be 'aggregator' or 'method', got {by!r}")
+    fixed, value = ("method", method) if by == "aggregator" else ("aggregator", aggregator)
+    sub = table[table[fixed].eq(value)]
     if sub.empty:
-        raise ValueError(f"no rows for method {method!r}")
+        raise ValueError(f"no rows for {fixed} {value!r}")
     if ax is None:
         fig, ax = style.subplots(height=4.0, width=6.8)
     else:
         fig = ax.figure  # type: ignore[assignment]  # a Figure here, not a SubFigure
-    colors = {a: style.color(a) for a in AGGREGATORS}
-    for agg in _present(sub["aggregator"], AGGREGATORS):
-        g = sub[sub["aggregator"].eq(agg)].groupby("rho")["accuracy"]
+    for line in _present(sub[by], AGGREGATORS if by == "aggregator" else COMPARED):
+        g = sub[sub[by].eq(line)].groupby("rho")["accuracy"]
         mean, sd = g.mean(), g.std().fillna(0.0)
         x = 100 * mean.index.to_numpy()
-        color = colors.get(agg)
-        ax.plot(x, 100 * mean.to_numpy(), marker="o", label=style.label(agg), color=color)
+        color = style.color(line)
+        ax.plot(x, 100 * mean.to_numpy(), marker="o", label=style.label(line), color=color)
         if band:
             ax.fill_between(
                 x,
@@ -78,7 +86,8 @@ def plot_retention_curves(
     ax.invert_xaxis()
     ax.set_xlabel("kept decisions, lowest risk first (%)")
     ax.set_ylabel("accuracy of kept decisions (%)")
-    ax.set_title(f"Retention by {style.label(method)}, per aggregation rule")
+    lines = "aggregation rule" if by == "aggregator" else "risk score"
+    ax.set_title(f"Retention by {style.label(value)}, per {lines}")
     ax.grid(alpha=0.3)
     # right of the axes, so that it never covers a curve or its band
     ax.legend(frameon=False, fontsize=style.MIN_FONT, loc="upper left", bbox_to_anchor=(1.01, 1.0))

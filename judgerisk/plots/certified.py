@@ -6,7 +6,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
-from matplotlib.axes import Axes
 
 from judgerisk.plots import style
 
@@ -14,7 +13,6 @@ __all__ = [
     "plot_certified_summary",
     "plot_fdp_spread",
     "plot_score_distribution",
-    "plot_retention_curves",
 ]
 
 
@@ -161,34 +159,3 @@ def plot_score_distribution(
         sns.histplot(data=frame, x=column, bins=bins, ax=ax)
     ax.set(xlabel=style.label(column), title=f"Distribution of {style.label(column)} over items")
     return fig
-
-
-def plot_retention_curves(table: pd.DataFrame, ax: Axes | None = None) -> plt.Axes:
-    """Accuracy of the kept items against the kept share, one line per risk score (± sd).
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Rows of :func:`judgerisk.risk.metrics.retention_table` stacked over seeds (one dataset
-        and aggregator), with the extra columns ``method`` (risk score) and ``seed``.
-    ax : matplotlib Axes, optional
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    ax = ax or style.subplots(height=3.8, width=5.5)[1]
-    methods = list(pd.unique(table["method"]))
-    sns.lineplot(
-        data=table.assign(method=table["method"].map(style.label)),
-        x="fraction",
-        y="accuracy",
-        hue="method",
-        palette=style.palette(methods),
-        errorbar="sd",
-        marker="o",
-        ax=ax,
-    )
-    ax.invert_xaxis()
-    ax.set(xlabel="share of items kept (lowest risk first)", ylabel="accuracy of kept verdicts")
-    return ax

@@ -13,26 +13,18 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
 from judgerisk.plots import style
+from judgerisk.risk.analysis import SUBSET_NAMES
 from judgerisk.risk.registry import COMPARED
 
 __all__ = [
-    "METHOD_LABELS",
     "SUBSET_LABELS",
     "plot_auroc_by_method",
     "plot_vote_patterns",
     "plot_matched_group_auroc",
 ]
 
-#: Display names of the built-in risk scores (kept for compatibility; figures call
-#: :func:`judgerisk.plots.style.label`, which also knows newly registered scores).
-METHOD_LABELS = {k: style.label(k) for k in COMPARED}
-#: Display names of the evaluation subsets.
-SUBSET_LABELS = {
-    "all": "all evaluation items",
-    "hc": "high consensus (votes ≥ 80 %)",
-    "prob_hc": "high consensus (probability ≥ .8)",
-    "matched": "matched vote patterns",
-}
+#: Display names of the evaluation subsets (:data:`judgerisk.risk.analysis.SUBSET_NAMES`).
+SUBSET_LABELS = SUBSET_NAMES
 
 
 def _ordered(values: pd.Series, preferred: Sequence[str]) -> list[str]:

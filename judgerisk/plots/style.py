@@ -27,7 +27,7 @@ __all__ = [
     "judge_colors",
     "label",
     "palette",
-    "register",
+    "registered_styles",
     "subplots",
     "use_style",
 ]
@@ -54,24 +54,11 @@ class MethodStyle:
 
 _GREY = "#777777"
 
-#: Every method the book plots, by its key in the result tables.
+#: What the book plots besides the registered methods, by its key in the result tables. The
+#: aggregators and risk scores carry their display name and colour in their registry entries
+#: (``register_aggregator(..., label=, color=)``, ``register_risk_score(..., label=, color=)``);
+#: :func:`label` and :func:`color` read them there.
 STYLES: dict[str, MethodStyle] = {
-    # panel risk scores: SCUR, its components and the baselines
-    "scur": MethodStyle("SCUR", "#c44e52"),
-    "U": MethodStyle("U (uncertainty)", "#dd8452"),
-    "C": MethodStyle("C (conflict)", "#da8bc3"),
-    "S_order": MethodStyle("S (order)", "#8c8c8c"),
-    "S_rubric": MethodStyle("S (rubric)", "#ccb974"),
-    "pe": MethodStyle("PE", "#4c72b0"),
-    "ve": MethodStyle("VE", "#55a868"),
-    "msp": MethodStyle("MSP", "#8172b2"),
-    "ds_entropy": MethodStyle("DS entropy", "#937860"),
-    # aggregators
-    "majority": MethodStyle("Majority vote", "#4c72b0"),
-    "dawid_skene": MethodStyle("Dawid–Skene", "#937860"),
-    "mace": MethodStyle("MACE", "#55a868"),
-    "glad": MethodStyle("GLAD", "#8172b2"),
-    "care": MethodStyle("CARE", "#dd8452"),
     # one judge: confidence scores
     "bpe": MethodStyle("BPE", "#dd8452"),  # not red: it is drawn next to SCUR in chapter 11
     "predictive_probability": MethodStyle("Single-pass probability", "#4c72b0"),
@@ -109,31 +96,39 @@ _JUDGE_CYCLE = (
 )
 
 
+def registered_styles() -> dict[str, MethodStyle]:
+    """Display name and colour of every registered aggregator and risk score, read from the
+    registry entries (so a method registered at run time or by a plug-in is named and coloured
+    like the built-ins), followed by :data:`STYLES`."""
+    from judgerisk.aggregators.base import AGGREGATORS, get_aggregator
+    from judgerisk.risk.registry import RISK_SCORES, get_risk_score
+
+    out: dict[str, MethodStyle] = {}
+    for name in RISK_SCORES:
+        score = get_risk_score(name)
+        out[name] = MethodStyle(score.label or name, score.color or _GREY)
+    for name in AGGREGATORS:
+        cls = get_aggregator(name)
+        out[name] = MethodStyle(cls.display_name or name, cls.color or _GREY)
+    return {**out, **STYLES}
+
+
 def _lookup(key: object) -> MethodStyle | None:
     """The style of ``key``; a display name such as ``"SCUR (panel)"`` finds its method too."""
     key = str(key)
-    if key in STYLES:
-        return STYLES[key]
+    styles = registered_styles()
+    if key in styles:
+        return styles[key]
     head = key.split(" (")[0].strip()
-    for k, st in STYLES.items():
+    for k, st in styles.items():
         if head.lower() in (k.lower(), st.label.lower()):
             return st
     return None
 
 
-def register(key: str, label: str | None = None, color: str | None = None) -> None:
-    """Give a method registered elsewhere (an aggregator, a risk score) its name and colour.
-
-    An existing entry is kept (the built-in methods' look does not change); without ``label``
-    and ``color`` nothing is added, and the key and grey are used.
-    """
-    if key not in STYLES and (label is not None or color is not None):
-        STYLES[key] = MethodStyle(label or key, color or _GREY)
-
-
 def label(key: str) -> str:
     """Display name of a method (the key itself when it is not registered)."""
-    style = STYLES.get(str(key))
+    style = registered_styles().get(str(key))
     return style.label if style is not None else str(key)
 
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
-from judgerisk.aggregators.base import get_aggregator
+from judgerisk.aggregators.base import BaseAggregator, get_aggregator
 from judgerisk.panel import (
     ORIGINAL,
     PanelError,
@@ -52,10 +52,12 @@ from judgerisk.risk.metrics import (
 from judgerisk.risk.registry import COMPARED, get_risk_score, risk_score_table
 from judgerisk.risk.signals import scur_scores
 from judgerisk.splits import split_items
+from judgerisk.validation import error_labels
 
 __all__ = [
     "METHODS",
     "SUBSETS",
+    "SUBSET_NAMES",
     "RiskContext",
     "risk_context",
     "aggregate_errors",
@@ -69,12 +71,19 @@ __all__ = [
 METHODS: Sequence[str] = COMPARED
 #: Item subsets of the evaluation split (Methods reference §6).
 SUBSETS: tuple[str, ...] = ("all", "hc", "prob_hc", "matched")
+#: The one display name of each subset, in sentences, tables and figures alike.
+SUBSET_NAMES: dict[str, str] = {
+    "all": "all evaluation items",
+    "hc": "high vote consensus",
+    "prob_hc": "high probability consensus",
+    "matched": "matched vote patterns",
+}
 _RESULT_COLUMNS = ["seed", "method", "subset", "auroc", "n_errors", "n_items"]
 
 
 def aggregate_errors(
     panel: pd.DataFrame,
-    aggregator: str = "majority",
+    aggregator: str | BaseAggregator = "majority",
     fit_items: Iterable | None = None,
     random_state: int | None = None,
     **options: Any,
@@ -114,11 +123,7 @@ def aggregate_errors(
         raise ValueError(
             f"aggregator {aggregator!r} gave no verdict for items {missing[:10].tolist()}"
         )
-    return (
-        ((verdict.reindex(gold.index) == "A").astype(np.int8) != gold)
-        .astype(np.int8)
-        .rename("error")
-    )
+    return error_labels(verdict.reindex(gold.index), gold)
 
 
 @dataclass(frozen=True)
@@ -205,7 +210,7 @@ def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str]) -> pd.Data
         table["scur"] = result.scores("evaluation")["scur"].reindex(eval_idx).to_numpy(float)
     base = [m for m in methods if get_risk_score(m).compute is not None]
     if base:
-        b = risk_score_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base)
+        b = risk_score_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base, panel=ctx.panel)
         for m in base:
             table[m] = b[m].to_numpy()
     table = table[list(methods)]

@@ -58,22 +58,22 @@ def mean_probability_table(probs: pd.DataFrame) -> pd.Series:
     return probs.mean(axis=1, skipna=True).round(_ROUND).rename("p_bar")
 
 
-@register_risk_score("pe")
+@register_risk_score("pe", label="PE", color="#4c72b0")
 def _pe_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
     return _pe(probs.loc[items])
 
 
-@register_risk_score("ve")
+@register_risk_score("ve", label="VE", color="#55a868")
 def _ve_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
     return _ve(votes.loc[items])
 
 
-@register_risk_score("msp")
+@register_risk_score("msp", label="MSP", color="#8172b2")
 def _msp_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
     return _msp(probs.loc[items])
 
 
-@register_risk_score("ds_entropy", needs_fit=True)
+@register_risk_score("ds_entropy", needs_fit=True, label="DS entropy", color="#937860")
 def _ds_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
     assert fit is not None  # checked by risk_score_table (needs_fit)
     return _ds_entropy(votes, fit, items, DawidSkene())
@@ -310,4 +310,4 @@ def baseline_scores(
         target = votes.index.difference(fit_idx)
     else:
         target = votes.index
-    return risk_score_table(probs, votes, fit_idx, target, methods)
+    return risk_score_table(probs, votes, fit_idx, target, methods, panel=panel)

@@ -42,6 +42,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
 from judgerisk.panel import PanelArrays, PanelError, encode_panel, validate_panel
+from judgerisk.validation import DEFAULT_ACCELERATE, check_accelerate
 
 __all__ = [
     "LatentMeasurementModel",
@@ -54,12 +55,9 @@ __all__ = [
 BLOCKS: tuple[str, ...] = ("q", "a", "b", "delta", "kappa")
 #: Clip applied to each discrimination update, before the scale fix.
 A_BOUNDS: tuple[float, float] = (0.05, 20.0)
-_ACCELERATIONS = (None, "anderson", "lbfgs")
 _ANDERSON_MEMORY = 6
 #: Standard deviation of the restarts' draws of log a_j and b_j (Methods reference §2 [R]).
 _RESTART_SD = 0.3
-#: The default acceleration, shared by the library, the CLI and the report template.
-DEFAULT_ACCELERATE = "anderson"
 
 
 # --------------------------------------------------------------------------------------
@@ -543,13 +541,15 @@ class LatentMeasurementModel:
         Order of the block updates in a sweep [R: order]; any permutation of
         :data:`BLOCKS`. The scale fix follows the ``a`` update and the judge-centring of
         kappa follows the ``kappa`` update wherever they sit.
-    accelerate : {None, "anderson", "lbfgs"}, default "anderson"
-        ``"anderson"`` (the default, :data:`DEFAULT_ACCELERATE`, shared with the CLI):
+    accelerate : {"anderson", "lbfgs", "none"} or None, default "anderson"
+        ``"anderson"`` (the default, :data:`judgerisk.validation.DEFAULT_ACCELERATE`, shared
+        with the CLI and the report):
         Anderson acceleration (memory 6, safeguarded; plain sweeps while a discrimination
         sits at its clip) of the paper's sweep map, which has the same fixed points. The
         plain sweeps drift along ``q -> q + t, b -> b - a t`` (see Notes) and on panels
         with missing cells often never meet the stopping rule; the accelerated sweeps meet
-        the same, unchanged rule in tens of sweeps. ``None``: the literal plain sweeps.
+        the same, unchanged rule in tens of sweeps. ``"none"`` (or ``None``): the literal
+        plain sweeps.
         ``"lbfgs"``: 20 plain sweeps, then L-BFGS-B on F over all parameters: the exact
         minimiser of F, which differs slightly from the sweeps' fixed point (see Notes);
         the rule is applied to the L-BFGS iterates.
@@ -681,8 +681,7 @@ class LatentMeasurementModel:
             raise ValueError(
                 f"update_order={tuple(self.update_order)!r} must be a permutation of {BLOCKS}"
             )
-        if self.accelerate not in _ACCELERATIONS:
-            raise ValueError(f"accelerate={self.accelerate!r} must be one of {_ACCELERATIONS}")
+        check_accelerate(self.accelerate)
         if int(self.n_restarts) < 1:
             raise ValueError(f"n_restarts={self.n_restarts!r} must be >= 1")
         if not 1 <= int(self.max_iter) <= int(self.max_iter_extended):
@@ -718,10 +717,11 @@ class LatentMeasurementModel:
 
         q0 = d.S.sum(axis=1) / d.N.sum(axis=1)  # mean of each item's logits
         runs: list[_RunResult] = []
+        accelerate = check_accelerate(self.accelerate)
         for r in range(int(self.n_restarts)):
             p = _start_point(q0, J, C, rng if r > 0 else None)
             rule = Rule(self.tol_rms, self.tol_max, self.tol_obj, int(self.patience))
-            if self.accelerate == "lbfgs":
+            if accelerate == "lbfgs":
                 res = _run_lbfgs(d, lam, p, self.update_order, rule, int(self.max_iter_extended))
             else:
                 res = run_plain(
@@ -731,7 +731,7 @@ class LatentMeasurementModel:
                     self.update_order,
                     rule,
                     int(self.max_iter_extended),
-                    anderson=self.accelerate == "anderson",
+                    anderson=accelerate == "anderson",
                 )
             runs.append(res)
 

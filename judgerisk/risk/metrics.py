@@ -21,6 +21,8 @@ import numpy.typing as npt
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
+from judgerisk.validation import tie_blocks
+
 __all__ = [
     "auroc",
     "auroc_table",
@@ -31,7 +33,6 @@ __all__ = [
     "high_consensus",
     "consensus_share",
     "probability_high_consensus",
-    "accuracy_of_kept",
     "retention_table",
     "RETENTION_FRACTIONS",
     "align_scores",
@@ -398,57 +399,74 @@ def keep_count(fraction: float, n: int) -> int:
     return min(n, max(0, math.ceil(fraction * n - _EPS)))
 
 
-def accuracy_of_kept(risk: npt.ArrayLike, errors: npt.ArrayLike, fraction: float) -> float:
-    """Accuracy of the lowest-risk ⌈fraction · n⌉ items.
+def retention_table(
+    risk: npt.ArrayLike,
+    errors: npt.ArrayLike,
+    fractions: Sequence[float] = RETENTION_FRACTIONS,
+    *,
+    ties: str = "average",
+) -> pd.DataFrame:
+    r"""Accuracy when keeping the lowest-risk share ρ of items, for each ρ, and its gain over ρ = 1.
+
+    The one implementation of retention: :func:`judgerisk.risk.retention.retention_curve`, the
+    retention study, the certified-decision figures and the chapters all call it.
 
     Parameters
     ----------
     risk : pandas.Series or array-like
-        Risk score by item (higher = riskier).
+        Risk score by item (higher = riskier). A Series is aligned on ``errors``' index.
     errors : pandas.Series or array-like of {0, 1}
         Error labels of the aggregated verdicts.
-    fraction : float in (0, 1]
-        Share of items kept.
-
-    Returns
-    -------
-    float
-        1 − mean(errors) over the kept items; nan when there are no items.
-
-    Notes
-    -----
-    Items are ordered by increasing risk; ties in risk are broken by the order of ``errors`` (a
-    stable sort), so the result is deterministic but not invariant to reordering tied items.
-    """
-    sc, err = align_scores(risk, errors)
-    n = len(err)
-    if n == 0:
-        return float("nan")
-    order = np.argsort(sc.to_numpy(), kind="stable")
-    kept = err.to_numpy()[order[: keep_count(fraction, n)]]
-    return float(1.0 - kept.mean())
-
-
-def retention_table(
-    risk: npt.ArrayLike, errors: npt.ArrayLike, fractions: Sequence[float] = RETENTION_FRACTIONS
-) -> pd.DataFrame:
-    """Accuracy when keeping the lowest-risk share ρ of items, for each ρ, and its gain over ρ = 1.
+    fractions : sequence of float in (0, 1], default (1, .9, .8, .7, .6, .5)
+        Kept shares ρ.
+    ties : {"average", "stable"}, default "average"
+        How items with equal risk straddling the cut are chosen. ``"average"``: the expected
+        accuracy when tied items are kept in a uniformly random order, computed exactly (the
+        boundary block contributes its error rate times the number of its items kept), so the
+        result does not depend on item order — it matters for scores with few distinct values
+        such as vote entropy. ``"stable"``: keep tied items in the order of ``errors`` (a stable
+        sort).
 
     Returns
     -------
     pandas.DataFrame
         Columns ``fraction``, ``n_kept``, ``accuracy``, ``gain`` (accuracy minus the accuracy of
-        all items).
+        all items, in proportion units).
+
+    Notes
+    -----
+    :math:`n_\rho = \lceil \rho n \rceil` (with a 1e-9 guard so that .8 x 10 keeps 8 items);
+    :math:`\mathrm{acc}(\rho) = 1 - n_\rho^{-1} \sum_{i \in K_\rho} \mathrm{err}_i` over the
+    kept set :math:`K_\rho` of the :math:`n_\rho` lowest-risk items;
+    :math:`\mathrm{gain}(\rho) = \mathrm{acc}(\rho) - \mathrm{acc}(1)` (Methods reference §6).
+
+    Examples
+    --------
+    >>> risk, err = [0, 0, 0, 0, 1], [1, 0, 0, 0, 0]
+    >>> retention_table(risk, err, (0.6,))["accuracy"].round(3).tolist()
+    [0.75]
+    >>> retention_table(risk, err, (0.6,), ties="stable")["accuracy"].round(3).tolist()
+    [0.667]
     """
+    if ties not in ("average", "stable"):
+        raise ValueError(f"ties must be 'average' or 'stable', got {ties!r}")
     sc, err = align_scores(risk, errors)
     n = len(err)
+    if n == 0:
+        raise ValueError("no items")
     order = np.argsort(sc.to_numpy(), kind="stable")
     e_sorted = err.to_numpy()[order].astype(float)
-    cum_err = np.concatenate([[0.0], np.cumsum(e_sorted)])
-    n_kept = np.array([keep_count(f, n) for f in fractions])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc = 1.0 - cum_err[n_kept] / n_kept
-    base = 1.0 - cum_err[n] / n if n else float("nan")
+    cum = np.concatenate([[0.0], np.cumsum(e_sorted)])
+    n_kept = np.array([keep_count(f, n) for f in fractions], dtype=np.intp)
+    if ties == "stable":
+        kept_err = cum[n_kept]
+    else:  # the boundary tie block contributes its mean error per kept item
+        starts, ends = tie_blocks(sc.to_numpy()[order])
+        blk = np.searchsorted(starts, n_kept - 1, side="right") - 1  # block of the last kept item
+        s, t = starts[blk], ends[blk]
+        kept_err = cum[s] + (n_kept - s) * (cum[t] - cum[s]) / (t - s)
+    acc = 1.0 - kept_err / n_kept
+    base = 1.0 - cum[n] / n
     return pd.DataFrame(
         {
             "fraction": np.asarray(fractions, float),

@@ -34,6 +34,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.panel import PanelError
+from judgerisk.risk.analysis import SUBSET_NAMES
 from judgerisk.risk.registry import BASELINES
 
 __all__ = [
@@ -440,13 +441,6 @@ def _usable(err: np.ndarray, groups: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- reporting
-#: Display names of the subsets in sentences and tables.
-SUBSET_NAMES: dict[str, str] = {
-    "all": "all items",
-    "hc": "high consensus",
-    "prob_hc": "probability high consensus",
-    "matched": "matched votes",
-}
 
 
 def format_interval(diff: float, low: float, high: float) -> str:

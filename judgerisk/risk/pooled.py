@@ -79,7 +79,9 @@ def _seed_table(
             cols[f"{name}: {c}"] = alt_scored[c]
     table = pd.DataFrame(cols).reindex(ctx.items).rank(pct=True)
     if baselines:
-        b = risk_score_table(ctx.probs, ctx.votes, fit_idx, ctx.items, list(baselines))
+        b = risk_score_table(
+            ctx.probs, ctx.votes, fit_idx, ctx.items, list(baselines), panel=ctx.panel
+        )
         table = table.join(pd.DataFrame(b, index=ctx.items).rank(pct=True))
     return table.loc[eval_idx]
 

@@ -10,14 +10,14 @@ original-condition wide tables; SCUR and its components are computed jointly by
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 
 from judgerisk._registry import Registry
-from judgerisk.plots import style
 
 __all__ = [
     "BASELINES",
@@ -34,7 +34,8 @@ __all__ = [
 
 #: ``f(probs, votes, fit_items, items) -> Series`` over ``items`` (higher = riskier). ``probs``
 #: and ``votes`` are the item x judge original-condition tables of the whole panel; ``fit_items``
-#: is the fit split (``None`` when the caller has none).
+#: is the fit split (``None`` when the caller has none). A function that also takes the keyword
+#: ``panel`` receives the whole validated panel, so a score can use every condition.
 ScoreFunction = Callable[[pd.DataFrame, pd.DataFrame, "pd.Index | None", pd.Index], pd.Series]
 
 Kind = Literal["scur", "component", "baseline"]
@@ -55,32 +56,83 @@ class RiskScore:
         The :data:`ScoreFunction` of a baseline-kind score.
     needs_fit : bool
         Whether :attr:`compute` needs the fit split (it fits parameters, like DS entropy).
+    label : str
+        Display name in tables and figures (the name when none was given).
+    color : str or None
+        Colour in figures (:mod:`judgerisk.plots.style` reads it; grey when None).
+    uses_panel : bool
+        Whether :attr:`compute` takes the keyword ``panel``: the whole validated panel, every
+        condition included (swap, rubric changes), besides the original-condition tables.
     """
 
     name: str
     kind: Kind
     compute: ScoreFunction | None = None
     needs_fit: bool = False
+    label: str = ""
+    color: str | None = None
+    uses_panel: bool = False
 
-    @property
-    def label(self) -> str:
-        """Display name (:func:`judgerisk.plots.style.label`)."""
-        return style.label(self.name)
+    def __call__(
+        self,
+        probs: pd.DataFrame,
+        votes: pd.DataFrame,
+        fit_items: pd.Index | None,
+        items: pd.Index,
+        panel: pd.DataFrame | None = None,
+    ) -> pd.Series:
+        """The score over ``items`` (``panel`` is passed on when the function takes it)."""
+        if self.compute is None:
+            raise ValueError(f"{self.name!r} is computed by scur_scores, not from the wide tables")
+        if self.needs_fit and fit_items is None:
+            raise ValueError(f"{self.name} needs fit_items (the fit split)")
+        if not self.uses_panel:
+            out = self.compute(probs, votes, fit_items, items)
+        elif panel is None:
+            raise ValueError(f"{self.name} reads every condition: pass panel=")
+        else:
+            out = self.compute(probs, votes, fit_items, items, panel=panel)  # type: ignore[call-arg]
+        return pd.Series(out).reindex(items)
 
-    @property
-    def color(self) -> str:
-        """Colour (:func:`judgerisk.plots.style.color`)."""
-        return style.color(self.name)
+
+def _takes_panel(func: Callable) -> bool:
+    try:
+        params = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return "panel" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
-_REGISTRY: Registry[RiskScore] = Registry("risk score")
+def _adopt(name: str, obj: Any) -> None:
+    """Register a plug-in (entry-point group ``judgerisk.risk_scores``): a ScoreFunction or a
+    :class:`RiskScore`."""
+    if isinstance(obj, RiskScore):
+        if obj.kind != "baseline":
+            raise ValueError(f"plug-in risk score {name!r} must be of kind 'baseline'")
+        _REGISTRY.add(name, obj)
+    else:
+        register_risk_score(name)(obj)
+
+
+#: SCUR and its components (registered below), then the label-free baselines of
+#: :mod:`judgerisk.risk.baselines`, in the order reported; then the plug-ins of the entry-point
+#: group ``judgerisk.risk_scores``.
+_REGISTRY: Registry[RiskScore] = Registry(
+    "risk score",
+    builtins={
+        **dict.fromkeys(("scur", "U", "C", "S_order", "S_rubric"), "judgerisk.risk.registry"),
+        **dict.fromkeys(("pe", "ve", "msp", "ds_entropy"), "judgerisk.risk.baselines"),
+    },
+    group="judgerisk.risk_scores",
+    adopt=lambda name, obj: _adopt(name, obj),
+)
 #: SCUR and its components, in the order of the noisy-OR (computed by ``scur_scores``).
-_BUILTIN_SIGNALS: tuple[tuple[str, Kind], ...] = (
-    ("scur", "scur"),
-    ("U", "component"),
-    ("C", "component"),
-    ("S_order", "component"),
-    ("S_rubric", "component"),
+_BUILTIN_SIGNALS: tuple[tuple[str, Kind, str, str], ...] = (
+    ("scur", "scur", "SCUR", "#c44e52"),
+    ("U", "component", "U (uncertainty)", "#dd8452"),
+    ("C", "component", "C (conflict)", "#da8bc3"),
+    ("S_order", "component", "S (order)", "#8c8c8c"),
+    ("S_rubric", "component", "S (rubric)", "#ccb974"),
 )
 
 #: Every registered score, in registration order (SCUR, its components, then the baselines).
@@ -103,8 +155,8 @@ def register_risk_score(
 ) -> Callable[[ScoreFunction], ScoreFunction]:
     """Register a risk score (a decorator over its :data:`ScoreFunction`).
 
-    ``label`` and ``color`` add the score's display style to :data:`judgerisk.plots.style.STYLES`
-    when it has none, so every figure names and colours it the same way.
+    ``label`` and ``color`` are stored on the :class:`RiskScore` entry, where every table and
+    figure reads them, so every figure names and colours the score the same way.
 
     Examples
     --------
@@ -118,25 +170,21 @@ def register_risk_score(
     """
     if kind not in ("scur", "component", "baseline"):
         raise ValueError(f"kind must be 'scur', 'component' or 'baseline', got {kind!r}")
-    if kind != "baseline" and (name, kind) not in _BUILTIN_SIGNALS:
+    if kind != "baseline" and (name, kind) not in [s[:2] for s in _BUILTIN_SIGNALS]:
         raise ValueError(
             "only SCUR and its four components are computed by scur_scores; register a new "
             f"score {name!r} as kind='baseline' with its ScoreFunction"
         )
 
     def deco(func: ScoreFunction) -> ScoreFunction:
-        _REGISTRY.add(name, RiskScore(name, kind, func if kind == "baseline" else None, needs_fit))
-        style.register(name, label, color)
+        compute = func if kind == "baseline" else None
+        uses_panel = compute is not None and _takes_panel(compute)
+        _REGISTRY.add(
+            name, RiskScore(name, kind, compute, needs_fit, label or name, color, uses_panel)
+        )
         return func
 
     return deco
-
-
-def _signal(
-    probs: pd.DataFrame, votes: pd.DataFrame, fit_items: pd.Index | None, items: pd.Index
-) -> pd.Series:
-    """Never called: SCUR and its components come out of ``scur_scores``."""
-    raise TypeError("SCUR and its components are computed by judgerisk.risk.signals.scur_scores")
 
 
 def unregister_risk_score(name: str) -> None:
@@ -144,9 +192,9 @@ def unregister_risk_score(name: str) -> None:
     _REGISTRY.remove(name)
 
 
-def get_risk_score(name: str) -> RiskScore:
-    """The :class:`RiskScore` registered under ``name``."""
-    return _REGISTRY.get(name)
+def get_risk_score(name: str | RiskScore) -> RiskScore:
+    """The :class:`RiskScore` registered under ``name`` (a :class:`RiskScore` is returned as is)."""
+    return name if isinstance(name, RiskScore) else _REGISTRY.get(name)
 
 
 def risk_score_table(
@@ -154,9 +202,13 @@ def risk_score_table(
     votes: pd.DataFrame,
     fit_items: pd.Index | None,
     items: pd.Index,
-    methods: Sequence[str],
+    methods: Sequence[str | RiskScore],
+    panel: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Baseline-kind scores on precomputed wide tables, one column per method, indexed by item.
+
+    ``methods`` holds registered names or :class:`RiskScore` objects (column: their name);
+    ``panel`` (the whole panel, every condition) goes to the scores that take it.
 
     Raises
     ------
@@ -167,13 +219,9 @@ def risk_score_table(
     cols = {}
     for m in methods:
         score = get_risk_score(m)
-        if score.compute is None:
-            raise ValueError(f"{m!r} is computed by scur_scores, not from the wide tables")
-        if score.needs_fit and fit_items is None:
-            raise ValueError(f"{m} needs fit_items (the fit split)")
-        cols[m] = pd.Series(score.compute(probs, votes, fit_items, items)).reindex(items)
+        cols[score.name] = score(probs, votes, fit_items, items, panel=panel)
     return pd.DataFrame(cols, index=items)
 
 
-for _name, _kind in _BUILTIN_SIGNALS:
-    register_risk_score(_name, kind=_kind)(_signal)
+for _name, _kind, _label, _color in _BUILTIN_SIGNALS:  # computed together by scur_scores
+    _REGISTRY.add(_name, RiskScore(_name, _kind, None, False, _label, _color))

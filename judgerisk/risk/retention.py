@@ -22,11 +22,11 @@ import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import AGGREGATORS
+from judgerisk.aggregators.base import BaseAggregator, aggregator_name
 from judgerisk.panel import validate_panel
 from judgerisk.risk.analysis import METHODS, aggregate_errors, risk_table
-from judgerisk.risk.metrics import RETENTION_FRACTIONS, align_scores, keep_count, retention_table
+from judgerisk.risk.metrics import RETENTION_FRACTIONS, retention_table
 from judgerisk.splits import split_items
-from judgerisk.validation import tie_blocks
 
 __all__ = [
     "RHOS",
@@ -60,7 +60,7 @@ def retention_curve(
         boundary block contributes its error rate times the number of its items kept), so the
         result does not depend on item order — it matters for scores with few distinct values
         such as vote entropy. ``"stable"``: keep tied items in the order of ``correct`` (a stable
-        sort; :func:`judgerisk.risk.metrics.retention_table`).
+        sort). Computed by :func:`judgerisk.risk.metrics.retention_table`.
 
     Returns
     -------
@@ -81,36 +81,13 @@ def retention_curve(
     if correct_s.isna().any():
         raise ValueError(f"correct has missing values at {correct_s.index[correct_s.isna()][:10]}")
     errors = 1 - correct_s.astype(float)
-    if ties == "stable":
-        out = retention_table(risk, errors, rhos)
-        return out.rename(columns={"fraction": "rho"})
-    if ties != "average":
-        raise ValueError(f"ties must be 'average' or 'stable', got {ties!r}")
-    sc, err = align_scores(risk, errors)
-    n = len(err)
-    if n == 0:
-        raise ValueError("no items")
-    order = np.argsort(sc.to_numpy(), kind="stable")
-    r = sc.to_numpy()[order]
-    e = err.to_numpy()[order].astype(float)
-    cum = np.concatenate([[0.0], np.cumsum(e)])
-    # tie blocks of the sorted risks: block start and end for every position
-    starts, ends = tie_blocks(r)
-    n_kept = np.array([keep_count(f, n) for f in rhos])
-    blk = np.searchsorted(starts, n_kept - 1, side="right") - 1  # block of the last kept item
-    s, t = starts[blk], ends[blk]
-    kept_err = cum[s] + (n_kept - s) * (cum[t] - cum[s]) / (t - s)
-    acc = 1.0 - kept_err / n_kept
-    base = 1.0 - cum[n] / n
-    return pd.DataFrame(
-        {"rho": np.asarray(rhos, float), "n_kept": n_kept, "accuracy": acc, "gain": acc - base}
-    )
+    return retention_table(risk, errors, rhos, ties=ties).rename(columns={"fraction": "rho"})
 
 
 def retention_analysis(
     panel: pd.DataFrame,
     seeds: Iterable[int] = range(5),
-    aggregators: Sequence[str] = AGGREGATORS,
+    aggregators: Sequence[str | BaseAggregator] = AGGREGATORS,
     methods: Sequence[str] = METHODS,
     rhos: Sequence[float] = RHOS,
     *,
@@ -161,7 +138,7 @@ def retention_analysis(
     evaluation items for that aggregator's retention curve.
     """
     panel = validate_panel(panel, conditions=None)
-    unknown = [a for a in aggregators if a not in AGGREGATORS]
+    unknown = [a for a in aggregators if isinstance(a, str) and a not in AGGREGATORS]
     if unknown:
         raise ValueError(f"unknown aggregator(s) {unknown}; choose from {list(AGGREGATORS)}")
     if aggregator_fit not in ("fit", "all"):
@@ -173,7 +150,9 @@ def retention_analysis(
     items = panel["item"].drop_duplicates().sort_values()
     fixed = {}
     if aggregator_fit == "all":
-        fixed = {a: aggregate_errors(panel, a, random_state=0) for a in aggregators}
+        fixed = {
+            aggregator_name(a): aggregate_errors(panel, a, random_state=0) for a in aggregators
+        }
     iterator = progress_bar(seeds, enabled=progress, desc="seeds")
     frames = []
     for seed in iterator:
@@ -187,13 +166,14 @@ def retention_analysis(
         )
         split = split_items(items, seed, fractions)
         fit_idx = split.index[split.to_numpy() == "fit"]
-        for agg in aggregators:
+        for method in aggregators:
+            agg = aggregator_name(method)
             if agg in fixed:
                 errors = fixed[agg]
             elif agg == "majority":
                 errors = scores["error"]
             else:
-                errors = aggregate_errors(panel, agg, fit_items=fit_idx, random_state=seed)
+                errors = aggregate_errors(panel, method, fit_items=fit_idx, random_state=seed)
             correct = 1 - errors.reindex(scores.index)
             for method in methods:
                 curve = retention_curve(scores[method], correct, rhos, ties=ties)

