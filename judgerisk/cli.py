@@ -274,7 +274,7 @@ def _run_report(args: argparse.Namespace) -> int:
 def _run_verify(args: argparse.Namespace) -> int:
     from judgerisk.verify import verify
 
-    result = verify(args.output)
+    result = verify(args.output, parser=build_parser())
     if result.status == "reproduced":
         print(f"{args.output}: reproduced")
         return EXIT_OK

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from judgerisk.panel import FAMILIES
+from judgerisk.options import FAMILIES
 
 __all__ = ["count_ties", "check_orientation", "order_disagreement", "tie_message"]
 

@@ -13,11 +13,13 @@
 
 from __future__ import annotations
 
+import argparse
 import ast
 import contextlib
 import io
 import json
 import shlex
+import warnings
 from typing import Any
 
 __all__ = [
@@ -40,17 +42,22 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _argv_problems(cmd: list, params: dict) -> list[str]:
-    from judgerisk.cli import build_parser
-
+def _argv_problems(cmd: list, params: dict, parser: argparse.ArgumentParser | None) -> list[str]:
     shown = shlex.join(str(a) for a in cmd)
     if not cmd or cmd[0] != "judgerisk" or not all(isinstance(a, str) for a in cmd):
         return [f"the record's command line {shown!r} is not a judgerisk command"]
     try:
         with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-            args = build_parser().parse_args(cmd[1:])
+            args = parser.parse_args(cmd[1:]) if parser is not None else None
     except SystemExit:
         return [f"the record's command line {shown!r} is not a valid judgerisk command"]
+    if args is None:
+        warnings.warn(
+            "the record's command line was not parsed (verify was called without the "
+            "command-line parser; judgerisk verify passes it)",
+            stacklevel=3,
+        )
+        return []
     parsed = _plain({k: v for k, v in vars(args).items() if k != "func"})
     problems = []
     if parsed.get("command") != params.get("command"):
@@ -92,14 +99,19 @@ def _call_problems(text: str, params: dict) -> list[str]:
     ]
 
 
-def check_command(record: dict) -> list[str]:
-    """Where the record's command (shown to readers) disagrees with its parameters."""
+def check_command(record: dict, parser: argparse.ArgumentParser | None = None) -> list[str]:
+    """Where the record's command (shown to readers) disagrees with its parameters.
+
+    A command line is parsed with ``parser`` (the ``judgerisk`` command-line parser, which
+    ``judgerisk verify`` passes; this module does not import the command line, which sits in
+    the layer above). Without it a command-line record is checked for its form only.
+    """
     params = record.get("parameters")
     cmd = record.get("command")
     if not isinstance(params, dict):
         return ["the record's parameters are not a JSON object"]
     if isinstance(cmd, list):
-        return _argv_problems(cmd, params)
+        return _argv_problems(cmd, params, parser)
     if isinstance(cmd, str):
         return _call_problems(cmd, params)
     return [f"the record's command is neither a command line nor an API call: {cmd!r:.80}"]

@@ -240,6 +240,8 @@ def simulate_panel(
     """
     k = _resolve_knobs(knobs)
     conditions = tuple(conditions)
+    if not all(isinstance(c, str) for c in conditions):
+        raise ValueError(f"conditions must be names (strings), got {list(conditions)!r}")
     if ORIGINAL not in conditions:
         raise ValueError(f"conditions must include {ORIGINAL!r}, got {conditions}")
     if n_items < 1 or n_judges < 1:

@@ -13,6 +13,7 @@ Differences in library versions are warnings, not failures.
 
 from __future__ import annotations
 
+import argparse
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,7 +246,7 @@ def _read_output(path: Path) -> pd.DataFrame:
 
 
 #: The commands whose outputs :func:`verify` recomputes.
-RECOMPUTABLE = ("score", "report", "select", "simulate")
+RECOMPUTABLE = ("score", "report", "select", "simulate", "import", "bpe")
 
 
 def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verification:
@@ -262,7 +263,9 @@ def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verificatio
     )
 
 
-def _reproduces(path: Path, record: dict) -> Verification:
+def _reproduces(
+    path: Path, record: dict, parser: argparse.ArgumentParser | None = None
+) -> Verification:
     """The checks after the record was read (any malformed field raises RecordError)."""
     if not isinstance(record, dict):
         raise RecordError(f"{path}: the provenance record is not a JSON object")
@@ -274,7 +277,7 @@ def _reproduces(path: Path, record: dict) -> Verification:
         return _not_recomputable(path, command, len(record["inputs"]))
     _warn_versions(record)
     table = _read_output(path)
-    problems = check_command(record)
+    problems = check_command(record, parser)
     if problems:
         return Verification("differs", problems)
     loaded = _load_inputs(record, command)
@@ -306,7 +309,7 @@ def _compare_report(path: Path, record: dict, loaded: dict) -> list[str]:
     return compare_visible(path.read_text(encoding="utf-8"), page, RTOL, ATOL)
 
 
-def verify(output: str | Path) -> Verification:
+def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None) -> Verification:
     """Check that an output reproduces from its provenance record.
 
     In order: the record is a JSON object with the fields judgerisk writes; each input has
@@ -323,6 +326,11 @@ def verify(output: str | Path) -> Verification:
         A score or decision table (parquet, or csv / jsonl with its sidecar), a simulated
         panel, or an HTML report. Notebooks and extraction manifests get their inputs
         checked and "cannot tell" (they are not recomputed).
+    parser : argparse.ArgumentParser, optional
+        The ``judgerisk`` command-line parser (``judgerisk.cli.build_parser()``), against which
+        a record's command line is parsed and compared with its parameters. ``judgerisk
+        verify`` passes it; without it that comparison is skipped with a warning (the library
+        does not import the command line, which sits in the layer above).
 
     Returns
     -------
@@ -336,6 +344,6 @@ def verify(output: str | Path) -> Verification:
     """
     path = Path(output)
     try:
-        return _reproduces(path, read_record(path))
+        return _reproduces(path, read_record(path), parser)
     except PanelError as exc:
         return Verification("cannot tell", [str(exc)])

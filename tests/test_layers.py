@@ -61,6 +61,11 @@ LAYERS: dict[str, int] = {
     "judgerisk.verify": COMMANDS,
     "judgerisk.rerun": COMMANDS,
     "judgerisk.runbook": COMMANDS,
+    "judgerisk.importers.cli": COMMANDS,
+    "judgerisk.record_checks": COMMANDS,  # verify's checks of a record
+    "judgerisk.report_check": COMMANDS,  # verify's check of a report's visible tables
+    "judgerisk.report_content": COMMANDS,
+    "judgerisk.render": COMMANDS,
 }
 
 
