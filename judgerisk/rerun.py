@@ -24,6 +24,7 @@ from pathlib import Path
 
 from judgerisk import runbook
 from judgerisk.report import notebook_error
+from judgerisk.safe_write import TMP_PREFIX
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -340,7 +341,8 @@ def run_chapter(
         raise ValueError(f"{out} exists; choose another name or pass --overwrite")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
-    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".judgerisk-run-") as tmp:
+    # a private folder beside the output; left by a killed run, the next write sweeps it
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f"{TMP_PREFIX}{os.getpid()}-") as tmp:
         if announce:
             origin = f"--from {source}" if source is not None else "the installed judgerisk"
             print(f"judgerisk run: running {md} (from {origin})", file=sys.stderr)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from judgerisk.provenance import finish_record, make_record
+from judgerisk.safe_write import atomic_write
 
 __all__ = [
     "find_book_root",
@@ -186,9 +187,8 @@ def _record_timing(out_dir: Path, stem: str, seconds: float, profile: str) -> No
     path = Path(out_dir) / TIMINGS
     data = json.loads(path.read_text()) if path.exists() else {}
     data[stem] = {"seconds": round(seconds, 1), "profile": profile}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-    tmp.replace(path)
+    text = json.dumps(data, indent=1, sort_keys=True)
+    atomic_write(path, lambda tmp: tmp.write_text(text))
 
 
 def read_timings(executed_dir: Path) -> dict:
