@@ -460,3 +460,23 @@ def test_fuzz_mutated_records_end_in_a_verdict(simulated, data, op):
             assert result.status == "reproduced"
     finally:
         sidecar_path(out).write_text(json.dumps(good))
+
+
+def test_record_names_uncommitted_changes(tmp_path):
+    from judgerisk.provenance import git_changes
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("add", "code.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    assert git_changes(tmp_path) == {"dirty": False, "sha256": None, "files": []}
+    (tmp_path / "code.py").write_text("x = 2\n")
+    first = git_changes(tmp_path)
+    assert first["dirty"] and first["files"] == ["code.py"] and len(first["sha256"]) == 64
+    (tmp_path / "code.py").write_text("x = 3\n")
+    assert git_changes(tmp_path)["sha256"] != first["sha256"]  # the hash follows the content
+    (tmp_path / "new.py").write_text("y = 1\n")
+    assert "new.py" in git_changes(tmp_path)["files"]
