@@ -135,14 +135,11 @@ def find_chapter(key: str | os.PathLike, source: str | os.PathLike | None = None
     return matches[0]
 
 
-def _kind(value: object) -> str:
-    return "a whole number" if isinstance(value, int) else type(value).__name__
-
-
 def check_parameter(name: str, value: object, default_text: str) -> object:
     """``value`` for parameter ``name`` checked against its default's type and sign.
 
-    A default ``None`` (or one that is not a literal) accepts anything. Otherwise the value
+    A default ``None`` (or one that is not a literal) accepts anything, and ``None`` is
+    accepted for any parameter (the chapters use it for "not given" / "off"). Otherwise the value
     must have the default's type (an int where the default is an int, a number where it is a
     float, a bool where it is a bool, ...), be finite, and be >= 0 (> 0) where the default is
     >= 0 (> 0). A number given for a text parameter becomes its text.
@@ -156,14 +153,15 @@ def check_parameter(name: str, value: object, default_text: str) -> object:
         default = ast.literal_eval(default_text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return value
-    if default is None:
+    if default is None or value is None:  # None: "not given" / "off", as the defaults use it
         return value
     bad = f"--param {name}={value!r}: expected {{}} (the default is {default_text})"
     if isinstance(default, str):
         return value if isinstance(value, str) else str(value)
     if isinstance(default, bool) or isinstance(value, bool):
         if type(value) is not type(default):
-            raise ValueError(bad.format(_kind(default) if isinstance(default, bool) else "True"))
+            want = "True or False" if isinstance(default, bool) else "a number, not True/False"
+            raise ValueError(bad.format(want))
         return value
     if isinstance(default, int | float):
         want = "a whole number" if isinstance(default, int) else "a number"
@@ -179,6 +177,8 @@ def check_parameter(name: str, value: object, default_text: str) -> object:
             raise ValueError(bad.format(f"{want} > 0"))
         if default >= 0 and value < 0:  # type: ignore[operator]
             raise ValueError(bad.format(f"{want} >= 0"))
+        return value
+    if isinstance(default, list | tuple) and isinstance(value, list | tuple):
         return value
     if type(value) is not type(default):
         raise ValueError(bad.format(f"a {type(default).__name__}"))

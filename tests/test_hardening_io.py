@@ -480,3 +480,21 @@ def test_record_names_uncommitted_changes(tmp_path):
     assert git_changes(tmp_path)["sha256"] != first["sha256"]  # the hash follows the content
     (tmp_path / "new.py").write_text("y = 1\n")
     assert "new.py" in git_changes(tmp_path)["files"]
+
+
+def test_11_parameter_check_follows_the_default():
+    from judgerisk.rerun import check_parameter
+
+    assert check_parameter("alphas", [0.1], "(0.05, 0.10)") == [0.1]
+    assert check_parameter("accelerate", None, '"anderson"') is None  # "off"
+    assert check_parameter("epsilon", 1, "0.05") == 1
+    assert check_parameter("verdict", 7, '"majority"') == "7"
+    for name, value, default in [
+        ("real_data", 1, "True"),
+        ("n", True, "5"),
+        ("epsilon", float("nan"), "0.05"),
+        ("seed", -1, "0"),
+        ("alphas", "x", "(0.05, 0.10)"),
+    ]:
+        with pytest.raises(ValueError, match=f"--param {name}="):
+            check_parameter(name, value, default)
