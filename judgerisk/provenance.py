@@ -373,7 +373,7 @@ def write_table_with_record(df: pd.DataFrame, path: str | Path, record: dict | N
 
 def html_record_tag(record: dict) -> str:
     """The ``<script>`` element that carries a record inside an HTML page."""
-    text = json.dumps(record, sort_keys=True).replace("</", "<\\/")
+    text = json.dumps(record, sort_keys=True).replace("<", "\\u003c")  # no markup in it
     return f'<script type="application/json" id="{_HTML_ID}">{text}</script>'
 
 

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import warnings
@@ -498,3 +499,14 @@ def test_11_parameter_check_follows_the_default():
     ]:
         with pytest.raises(ValueError, match=f"--param {name}="):
             check_parameter(name, value, default)
+
+
+def test_3_record_in_a_page_holds_no_markup():
+    from judgerisk.provenance import html_record_tag
+
+    record = {"command": ["judgerisk", "report", "<!--<script>x</script>.csv"], "k": "</script>"}
+    tag = html_record_tag(record)
+    assert tag.count("<") == 2  # the element's own start and end tags only
+    page = Path(tempfile.mkdtemp()) / "r.html"
+    page.write_text(f"<html><body>{tag}</body></html>", encoding="utf-8")
+    assert read_record(page) == record
