@@ -484,8 +484,10 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         description=textwrap.dedent(
             """\
             Read the provenance record of a report, a score table, a decision table or a
-            simulated panel, check that each input still has its recorded sha256, recompute
-            the output with the recorded parameters and compare every cell.
+            simulated panel, check that each input still has its recorded sha256 and that
+            the record's command line and sizes agree with it, recompute the output with the
+            recorded parameters and compare every cell (a report: every visible number and
+            figure of the page regenerated). Notebooks and extraction folders: cannot tell.
             Exit 0: reproduced. Exit 1: some cells differ (listed, with the tolerance).
             Exit 2: cannot tell (an input is missing or changed, or no record).
             Different library versions are a warning, not a failure."""

@@ -74,6 +74,7 @@ LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "transformers"
 _HTML_ID = "judgerisk-provenance"
 _TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson")
 _SIDECAR_SUFFIXES = (".csv", ".jsonl", ".ndjson")
+_HASHED_UNTRACKED = 1 << 20  # untracked files up to this size are hashed by content
 
 
 class OutputPathError(PanelError):
@@ -137,8 +138,8 @@ def git_changes(path: str | Path | None = None) -> dict | None:
 
     Returns ``{"dirty": bool, "sha256": str | None, "files": [...]}``: whether tracked files
     differ from the commit or untracked files exist, a sha256 over ``git diff HEAD --binary``
-    and the untracked files' names and bytes (``None`` when clean), and the changed files
-    (at most 50).
+    and the untracked files' names and bytes (size and modification time for files over
+    1 MiB; ``None`` when clean), and the changed files (at most 50).
     """
     root = Path(path) if path is not None else Path(__file__).resolve().parents[1]
     if not (root / ".git").exists():
@@ -154,8 +155,11 @@ def git_changes(path: str | Path | None = None) -> dict | None:
     untracked = [ln[3:] for ln in status.decode("utf-8", "replace").splitlines() if ln[:2] == "??"]
     for name in sorted(untracked):
         digest.update(name.encode("utf-8"))
-        try:
-            digest.update(sha256_file(root / name).encode("ascii"))
+        try:  # content of small files (code); size and time of large ones (data)
+            info = (root / name).stat()
+            small = info.st_size <= _HASHED_UNTRACKED
+            mark = sha256_file(root / name) if small else f"{info.st_size}:{info.st_mtime_ns}"
+            digest.update(mark.encode("ascii"))
         except OSError:
             pass
     return {"dirty": True, "sha256": digest.hexdigest(), "files": sorted(lines)[:50]}
@@ -369,7 +373,7 @@ def write_table_with_record(df: pd.DataFrame, path: str | Path, record: dict | N
 
 def html_record_tag(record: dict) -> str:
     """The ``<script>`` element that carries a record inside an HTML page."""
-    text = json.dumps(record, sort_keys=True).replace("</", "<\\/")
+    text = json.dumps(record, sort_keys=True).replace("<", "\\u003c")  # no markup in it
     return f'<script type="application/json" id="{_HTML_ID}">{text}</script>'
 
 

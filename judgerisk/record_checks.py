@@ -33,7 +33,7 @@ __all__ = [
 #: Most seeds (splits) a record may ask ``verify`` to recompute.
 MAX_SEEDS = 1000
 #: Most calibration/test splits a report's record may ask ``verify`` to recompute.
-MAX_SPLITS = 100_000
+MAX_SPLITS = 10_000
 #: Record parameters that are not options of the command line.
 _NOT_OPTIONS = ("command", "part", "argv", "started")
 

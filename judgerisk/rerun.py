@@ -22,6 +22,7 @@ from pathlib import Path
 from judgerisk import runbook
 from judgerisk.report import notebook_error
 from judgerisk.runbook import Parameter, chapter_parameters, parameters_markdown
+from judgerisk.safe_write import TMP_PREFIX
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -123,14 +124,11 @@ def find_chapter(key: str | os.PathLike, source: str | os.PathLike | None = None
     return matches[0]
 
 
-def _kind(value: object) -> str:
-    return "a whole number" if isinstance(value, int) else type(value).__name__
-
-
 def check_parameter(name: str, value: object, default_text: str) -> object:
     """``value`` for parameter ``name`` checked against its default's type and sign.
 
-    A default ``None`` (or one that is not a literal) accepts anything. Otherwise the value
+    A default ``None`` (or one that is not a literal) accepts anything, and ``None`` is
+    accepted for any parameter (the chapters use it for "not given" / "off"). Otherwise the value
     must have the default's type (an int where the default is an int, a number where it is a
     float, a bool where it is a bool, ...), be finite, and be >= 0 (> 0) where the default is
     >= 0 (> 0). A number given for a text parameter becomes its text.
@@ -144,14 +142,15 @@ def check_parameter(name: str, value: object, default_text: str) -> object:
         default = ast.literal_eval(default_text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return value
-    if default is None:
+    if default is None or value is None:  # None: "not given" / "off", as the defaults use it
         return value
     bad = f"--param {name}={value!r}: expected {{}} (the default is {default_text})"
     if isinstance(default, str):
         return value if isinstance(value, str) else str(value)
     if isinstance(default, bool) or isinstance(value, bool):
         if type(value) is not type(default):
-            raise ValueError(bad.format(_kind(default) if isinstance(default, bool) else "True"))
+            want = "True or False" if isinstance(default, bool) else "a number, not True/False"
+            raise ValueError(bad.format(want))
         return value
     if isinstance(default, int | float):
         want = "a whole number" if isinstance(default, int) else "a number"
@@ -167,6 +166,8 @@ def check_parameter(name: str, value: object, default_text: str) -> object:
             raise ValueError(bad.format(f"{want} > 0"))
         if default >= 0 and value < 0:  # type: ignore[operator]
             raise ValueError(bad.format(f"{want} >= 0"))
+        return value
+    if isinstance(default, list | tuple) and isinstance(value, list | tuple):
         return value
     if type(value) is not type(default):
         raise ValueError(bad.format(f"a {type(default).__name__}"))
@@ -261,7 +262,8 @@ def run_chapter(
         raise ValueError(f"{out} exists; choose another name or pass --overwrite")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
-    with tempfile.TemporaryDirectory(dir=out.parent, prefix=".judgerisk-run-") as tmp:
+    # a private folder beside the output; left by a killed run, the next write sweeps it
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f"{TMP_PREFIX}{os.getpid()}-") as tmp:
         if announce:
             origin = f"--from {source}" if source is not None else "the installed judgerisk"
             print(f"judgerisk run: running {md} (from {origin})", file=sys.stderr)

@@ -37,6 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judgerisk.provenance import finish_record, make_record
+from judgerisk.safe_write import atomic_write
+
 __all__ = [
     "find_book_root",
     "notebook_paths",
@@ -161,7 +164,6 @@ def execute(
     }
     out = out_dir / f"{md_path.stem}.ipynb"
     start = time.perf_counter()
-    from judgerisk.provenance import make_record  # pandas: only when a chapter runs
 
     record = make_record(
         ["python", "-m", "judgerisk.runbook", md_path.name, "--profile", profile],
@@ -193,9 +195,8 @@ def _record_timing(out_dir: Path, stem: str, seconds: float, profile: str) -> No
     path = Path(out_dir) / TIMINGS
     data = json.loads(path.read_text()) if path.exists() else {}
     data[stem] = {"seconds": round(seconds, 1), "profile": profile}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-    tmp.replace(path)
+    text = json.dumps(data, indent=1, sort_keys=True)
+    atomic_write(path, lambda tmp: tmp.write_text(text))
 
 
 def read_timings(executed_dir: Path) -> dict:
@@ -236,7 +237,6 @@ def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
     import nbformat
 
     nb = nbformat.read(ipynb, as_version=4)
-    from judgerisk.provenance import finish_record
 
     final = finish_record(record, {"parameters": _all_parameters(ipynb, injected)})
     nb.metadata.setdefault("judgerisk", {})["provenance"] = final

@@ -1,14 +1,19 @@
 """``judgerisk verify``: does an output reproduce from its provenance record?
 
-:func:`verify` reads the record an output carries (:mod:`judgerisk.provenance`), checks that
-each input still exists with the recorded sha256, recomputes the output with the recorded
-parameters, and compares every cell. The computation is deterministic (same input and
-parameters give identical numbers across processes and BLAS thread counts), so the
-tolerance only absorbs the text round trip of csv / jsonl numbers.
+:func:`verify` reads the record an output carries (:mod:`judgerisk.provenance`), checks it
+field by field, checks that each input still exists with the recorded sha256, that the
+command line the record shows agrees with its parameters and that its sizes agree with the
+output (:mod:`judgerisk.record_checks`, before any recomputation), recomputes the output with
+the recorded parameters and compares every cell; a report is also regenerated and every
+visible word, number and figure compared (:mod:`judgerisk.report_check`). Scoring runs BLAS on
+one thread (:mod:`judgerisk.determinism`), so the numbers are identical across processes and
+BLAS thread counts; the tolerance only absorbs the text round trip of csv / jsonl numbers.
 
-Outcome: ``reproduced`` (exit code 0), ``differs`` (1, with the differing cells), or
-``cannot tell`` (2: an input is missing or changed, or the output carries no record).
-Differences in library versions are warnings, not failures.
+Outcome: ``reproduced`` (exit code 0), ``differs`` (1, with the differing cells, after what
+differs in the code: commit, uncommitted changes, runtime-registered methods), or
+``cannot tell`` (2: an input is missing or changed, the record is malformed or absent, or the
+output is a notebook or extraction folder, which are not recomputed). Differences in library
+versions are warnings, not failures.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import warnings
@@ -460,3 +461,52 @@ def test_fuzz_mutated_records_end_in_a_verdict(simulated, data, op):
             assert result.status == "reproduced"
     finally:
         sidecar_path(out).write_text(json.dumps(good))
+
+
+def test_record_names_uncommitted_changes(tmp_path):
+    from judgerisk.provenance import git_changes
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("add", "code.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    assert git_changes(tmp_path) == {"dirty": False, "sha256": None, "files": []}
+    (tmp_path / "code.py").write_text("x = 2\n")
+    first = git_changes(tmp_path)
+    assert first["dirty"] and first["files"] == ["code.py"] and len(first["sha256"]) == 64
+    (tmp_path / "code.py").write_text("x = 3\n")
+    assert git_changes(tmp_path)["sha256"] != first["sha256"]  # the hash follows the content
+    (tmp_path / "new.py").write_text("y = 1\n")
+    assert "new.py" in git_changes(tmp_path)["files"]
+
+
+def test_11_parameter_check_follows_the_default():
+    from judgerisk.rerun import check_parameter
+
+    assert check_parameter("alphas", [0.1], "(0.05, 0.10)") == [0.1]
+    assert check_parameter("accelerate", None, '"anderson"') is None  # "off"
+    assert check_parameter("epsilon", 1, "0.05") == 1
+    assert check_parameter("verdict", 7, '"majority"') == "7"
+    for name, value, default in [
+        ("real_data", 1, "True"),
+        ("n", True, "5"),
+        ("epsilon", float("nan"), "0.05"),
+        ("seed", -1, "0"),
+        ("alphas", "x", "(0.05, 0.10)"),
+    ]:
+        with pytest.raises(ValueError, match=f"--param {name}="):
+            check_parameter(name, value, default)
+
+
+def test_3_record_in_a_page_holds_no_markup():
+    from judgerisk.provenance import html_record_tag
+
+    record = {"command": ["judgerisk", "report", "<!--<script>x</script>.csv"], "k": "</script>"}
+    tag = html_record_tag(record)
+    assert tag.count("<") == 2  # the element's own start and end tags only
+    page = Path(tempfile.mkdtemp()) / "r.html"
+    page.write_text(f"<html><body>{tag}</body></html>", encoding="utf-8")
+    assert read_record(page) == record

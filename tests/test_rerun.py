@@ -43,7 +43,7 @@ def test_run_chapter_on_a_relative_file_from_another_directory(tmp_path, monkeyp
     injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
     assert str(work / "mine.csv") in injected[0].source  # made absolute
     assert (work / "mine.csv").read_bytes() == before  # the input is untouched
-    assert not list(work.glob(".judgerisk-run-*"))  # no temporary left behind
+    assert not list(work.glob(".judgerisk-*"))  # no temporary left behind
     # never over an existing file, never over an input, never an unknown parameter
     assert cli.main(["run", "01", "--small", "-o", "out.ipynb"]) == cli.EXIT_USAGE
     assert cli.main(["run", "01", "--param", "nope=1", "-o", "x.ipynb"]) == cli.EXIT_USAGE
