@@ -25,7 +25,7 @@ from judgerisk.risk.analysis import evaluate_risk, summarize_risk
 from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.retention import retention_analysis, retention_curve
-from judgerisk.risk.signals import explain, riskiest, scur_scores
+from judgerisk.risk.signals import ScurResult, explain, riskiest, scur_scores
 from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
 from judgerisk.selective.protocol import split_protocol, summarize_protocol
 from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold
@@ -41,6 +41,7 @@ __all__ = [
     "LatentMeasurementModel",
     "PanelError",
     "Scope",
+    "ScurResult",
     "TrustOrEscalate",
     "aggregate",
     "baseline_scores",
@@ -50,7 +51,15 @@ __all__ = [
     "evaluate_risk",
     "explain",
     "extract_logprobs",
+    "load_judge",
+    "load_judgebench_panel",
+    "load_judgebench_reward_pairs",
+    "load_llmbar_items",
+    "load_llmbar_panel",
+    "load_pandalm_panel",
     "load_panel",
+    "load_smollm2_llmbar",
+    "load_smollm2_llmbar_generation",
     "msp",
     "pe",
     "predictive_probability",
@@ -75,9 +84,28 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):
-    if name == "extract_logprobs":  # needs torch and transformers: import on first use
-        from judgerisk.extract import extract_logprobs
+#: Names imported on first use: the data loaders (their modules read files only when called)
+#: and the extraction API (torch and transformers).
+_LAZY = {
+    "extract_logprobs": "judgerisk.extract",
+    "load_judge": "judgerisk.extract",
+    "load_judgebench_panel": "judgerisk.datasets.judgebench",
+    "load_judgebench_reward_pairs": "judgerisk.datasets.judgebench",
+    "load_llmbar_items": "judgerisk.datasets.llmbar",
+    "load_llmbar_panel": "judgerisk.datasets.llmbar",
+    "load_pandalm_panel": "judgerisk.datasets.pandalm",
+    "load_smollm2_llmbar": "judgerisk.datasets.shipped",
+    "load_smollm2_llmbar_generation": "judgerisk.datasets.shipped",
+}
 
-        return extract_logprobs
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'judgerisk' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
