@@ -331,7 +331,8 @@ def _clean_judges(judge: pd.Series) -> pd.Series:
     if merged:
         n_rows = int((out != judge).sum())
         shown = "; ".join(
-            f"{new!r} from {', '.join(sorted(map(ascii, names)))}" for new, names in sorted(merged.items())[:5]
+            f"{new!r} from {', '.join(sorted(map(ascii, names)))}"
+            for new, names in sorted(merged.items())[:5]
         )
         warnings.warn(
             "judge names that differ only by surrounding whitespace or by Unicode form were "

@@ -66,6 +66,7 @@ PROVENANCE_KEY = "judgerisk.provenance"
 LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "transformers")
 _HTML_ID = "judgerisk-provenance"
 _TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson")
+_SIDECAR_SUFFIXES = (".csv", ".jsonl", ".ndjson")  # tables whose record is a sidecar file
 
 
 class OutputPathError(PanelError):
@@ -208,6 +209,7 @@ def check_output_path(
     suffixes: tuple[str, ...] | None = _TABLE_SUFFIXES,
     inputs: tuple[str | Path, ...] = (),
     option: str = "-o/--output",
+    overwrite: bool = True,
 ) -> Path:
     """Check an output path before any work: extension, folder, writable, not an input.
 
@@ -220,6 +222,9 @@ def check_output_path(
         Files the run reads; the output (or its sidecar) must not resolve to any of them.
     option : str
         The option's name, for the message.
+    overwrite : bool, default True
+        ``False`` refuses an existing output (or its sidecar): the command line's rule,
+        lifted by ``--overwrite``.
 
     Raises
     ------
@@ -242,6 +247,14 @@ def check_output_path(
         raise OutputPathError(f"{option} {path}: folder {folder} does not exist")
     if path.is_dir():
         raise OutputPathError(f"{option} {path}: is a folder, not a file")
+    written = [path, sidecar_path(path)] if path.suffix.lower() in _SIDECAR_SUFFIXES else [path]
+    for target in [] if overwrite else written:
+        if target.exists() or target.is_symlink():
+            what = "" if target == path else f": its record {target}"
+            raise OutputPathError(
+                f"{option} {path}{what} exists; pass --overwrite to replace it, "
+                "or choose another name"
+            )
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise OutputPathError(f"{option} {path}: not writable")
     return path

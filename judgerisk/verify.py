@@ -159,7 +159,7 @@ def _recompute(record: dict) -> pd.DataFrame:
                 allow_any_score=params.get("allow_any_score", False),
             )
     if command == "simulate":
-        from judgerisk.simulate import simulate_panel
+        from judgerisk.simulate import calibration_labels, simulate_panel
 
         sim = simulate_panel(
             n_items=params["n_items"],
@@ -169,7 +169,7 @@ def _recompute(record: dict) -> pd.DataFrame:
         )
         data = sim.data if params.get("gold", True) else sim.data.drop(columns="gold")
         if params.get("part") == "labels":
-            data = sim.data.drop_duplicates("item")[["item", "gold"]]
+            data = calibration_labels(sim.data, params.get("n_labelled"), params["seed"])
         return data.reset_index(drop=True)
     raise PanelError(f"cannot recompute an output of {command!r}")
 
