@@ -14,6 +14,7 @@ import argparse
 import ast
 import io
 import os
+import sys
 import tempfile
 import tokenize
 from dataclasses import dataclass
@@ -198,6 +199,7 @@ def run_chapter(
     small: bool = False,
     overwrite: bool = False,
     cwd: str | os.PathLike | None = None,
+    announce=None,
 ) -> tuple[Path, float]:
     """Run one chapter with papermill on the reader's parameters and write the notebook.
 
@@ -216,6 +218,9 @@ def run_chapter(
     overwrite : bool, default False
     cwd : path-like, optional
         Folder that relative paths refer to (default: the current directory).
+    announce : callable, optional
+        Called with one line saying what runs, once everything is checked and before the
+        kernel starts (the command line prints it).
 
     Returns
     -------
@@ -243,6 +248,8 @@ def run_chapter(
         raise ValueError(f"{out} exists; choose another name or pass --overwrite")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
+    if announce is not None:
+        announce(f"running {source} with papermill (one kernel, every cell)")
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=".judgerisk-run-") as tmp:
         written, seconds = runbook.execute(
             source,
@@ -264,7 +271,12 @@ def _run_cli(args: argparse.Namespace) -> int:
     if args.output is None:
         raise ValueError("-o/--output is required (the executed .ipynb to write)")
     out, seconds = run_chapter(
-        args.chapter, args.output, params, small=args.small, overwrite=args.overwrite
+        args.chapter,
+        args.output,
+        params,
+        small=args.small,
+        overwrite=args.overwrite,
+        announce=lambda doing: print(f"judgerisk run: {doing} ...", file=sys.stderr, flush=True),
     )
     print(f"wrote {out} ({seconds:.0f} s)")
     return 0
