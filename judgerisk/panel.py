@@ -191,8 +191,8 @@ def validate_panel(
             f"missing required column(s): {', '.join(missing)}; got columns {list(df.columns)}"
         )
     if df.columns.has_duplicates:
-        dup = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
-        raise PanelError(f"duplicate column(s) {dup}: each column must appear once")
+        twice = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+        raise PanelError(f"duplicate column(s) {twice}: each column must appear once")
     if len(df) == 0:
         raise PanelError("the panel is empty (0 rows)")
     out = df.reset_index(drop=True).copy()

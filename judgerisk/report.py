@@ -271,7 +271,9 @@ def render_report(
     return output
 
 
-def _score_before_kernel(panel, params: dict, progress: bool, announce=None):
+def _score_before_kernel(
+    panel, params: dict, progress: bool, announce: Callable[[str], object] | None = None
+):
     """The report's score table, computed here so that bad input fails before the kernel.
 
     The notebook then reads it (``scores_path``) instead of scoring again. Warnings of the

@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -199,7 +200,7 @@ def run_chapter(
     small: bool = False,
     overwrite: bool = False,
     cwd: str | os.PathLike | None = None,
-    announce=None,
+    announce: Callable[[str], object] | None = None,
 ) -> tuple[Path, float]:
     """Run one chapter with papermill on the reader's parameters and write the notebook.
 
