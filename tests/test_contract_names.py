@@ -214,10 +214,7 @@ _TRICKY = [
 
 
 @settings(
-    max_examples=120,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    derandomize=True,
+    max_examples=120, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
 )
 @given(
     judges=st.lists(st.sampled_from(_TRICKY), min_size=1, max_size=4, unique=True),
