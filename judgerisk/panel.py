@@ -175,8 +175,16 @@ def validate_panel(
         On a missing required column, an empty table, missing ids, probabilities outside
         [0, 1] or NaN, NaN or infinite logits, ``logit`` and ``p`` that disagree,
         duplicate (item, judge, condition), unknown conditions, gold values other than
-        A/B or differing within one item, and items with no original-condition response.
-        The message names the column and up to ten offending rows.
+        A/B or differing within one item, items with no original-condition response,
+        duplicate columns, ids that are lists or objects, and empty or whitespace-only judge
+        names. The message names the column and up to ten offending rows.
+
+    Warns
+    -----
+    UserWarning
+        When judge names that differ only by Unicode form (NFC / NFD) or surrounding
+        whitespace are merged, and when a supplied ``verdict`` column differs from
+        ``1[logit > 0]``, which replaces it (the count of differing rows is given).
     """
     if not isinstance(df, pd.DataFrame):
         raise PanelError(f"a panel must be a pandas DataFrame, got {type(df).__name__}")
@@ -592,12 +600,15 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
     Ids are kept as given: csv id columns (``item, judge, condition, gold``) are read as
     text, and an item column of plain integers becomes integers (``"007"`` stays
-    ``"007"``); jsonl values keep their JSON types.
+    ``"007"``); in the name columns (``item, judge, condition``) only an empty field is
+    missing, so a judge called ``"NA"``, ``"None"`` or ``"null"`` keeps its name; jsonl
+    values keep their JSON types.
 
     Raises
     ------
     PanelError
-        Naming the file for a missing file, a folder, an empty or unreadable file, or a
+        Naming the file for a missing file, a folder, an empty or unreadable file, a
+        column given twice (csv header, jsonl key), an id that is a JSON object or list, or a
         broken jsonl line (with its number).
     """
     path = Path(path)
