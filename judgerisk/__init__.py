@@ -55,6 +55,15 @@ _LAZY: dict[str, str] = {
     "simulate_pairs": "judgerisk.simulate",
     "simulate_panel": "judgerisk.simulate",
     "extract_logprobs": "judgerisk.extract",  # torch and transformers
+    "load_judge": "judgerisk.extract",
+    "load_judgebench_panel": "judgerisk.datasets.judgebench",
+    "load_judgebench_reward_pairs": "judgerisk.datasets.judgebench",
+    "load_llmbar_items": "judgerisk.datasets.llmbar",
+    "load_llmbar_panel": "judgerisk.datasets.llmbar",
+    "load_pandalm_panel": "judgerisk.datasets.pandalm",
+    "load_smollm2_llmbar": "judgerisk.datasets.shipped",
+    "load_smollm2_llmbar_generation": "judgerisk.datasets.shipped",
+    "ScurResult": "judgerisk.risk.signals",
     "InputError": "judgerisk.validation",
     "OptionError": "judgerisk.validation",
 }
@@ -63,7 +72,11 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
     from judgerisk.aggregators.aggregate import AGGREGATORS, aggregate
     from judgerisk.aggregators.dawid_skene import DawidSkene
     from judgerisk.certified import certify_panel, score_panel, select_items
-    from judgerisk.extract import extract_logprobs
+    from judgerisk.datasets.judgebench import load_judgebench_panel, load_judgebench_reward_pairs
+    from judgerisk.datasets.llmbar import load_llmbar_items, load_llmbar_panel
+    from judgerisk.datasets.pandalm import load_pandalm_panel
+    from judgerisk.datasets.shipped import load_smollm2_llmbar, load_smollm2_llmbar_generation
+    from judgerisk.extract import extract_logprobs, load_judge
     from judgerisk.panel import (
         CONDITIONS,
         FAMILIES,
@@ -78,7 +91,7 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
     from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
     from judgerisk.risk.lmm import LatentMeasurementModel
     from judgerisk.risk.retention import retention_analysis, retention_curve
-    from judgerisk.risk.signals import explain, riskiest, scur_scores
+    from judgerisk.risk.signals import ScurResult, explain, riskiest, scur_scores
     from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
     from judgerisk.selective.protocol import split_protocol, summarize_protocol
     from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold
@@ -97,6 +110,7 @@ __all__ = [
     "OptionError",
     "PanelError",
     "Scope",
+    "ScurResult",
     "TrustOrEscalate",
     "aggregate",
     "baseline_scores",
@@ -106,7 +120,15 @@ __all__ = [
     "evaluate_risk",
     "explain",
     "extract_logprobs",
+    "load_judge",
+    "load_judgebench_panel",
+    "load_judgebench_reward_pairs",
+    "load_llmbar_items",
+    "load_llmbar_panel",
+    "load_pandalm_panel",
     "load_panel",
+    "load_smollm2_llmbar",
+    "load_smollm2_llmbar_generation",
     "msp",
     "pe",
     "predictive_probability",

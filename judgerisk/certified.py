@@ -301,10 +301,16 @@ def select_items(
         threshold satisfies the calibration condition: nothing is accepted), ``alpha``.
         ``attrs`` holds ``threshold``, ``feasible``, ``n_calibration``, ``calibration_errors``.
 
+    Raises
+    ------
+    PanelError
+        On bad input, and for ``verdict="gold"`` (the labels certified against themselves).
+
     Warns
     -----
     UserWarning
-        When the calibration is empty or no threshold is feasible (every test item abstained).
+        When the calibration is empty or no threshold is feasible (every test item abstained),
+        or when every item is a calibration item (no test item is left to decide).
 
     Notes
     -----
@@ -315,6 +321,11 @@ def select_items(
     CLI). When no threshold is feasible every test item is abstained on.
     """
     alpha = check_alpha(alpha)
+    if verdict == "gold":
+        raise PanelError(
+            "verdict 'gold' would certify the labels against themselves (every calibration "
+            "error would be 0); choose a judge or aggregator verdict column, e.g. 'majority'"
+        )
     sc = _as_item_frame(scores, "scores")
     cal = _as_item_frame(calibration, "calibration")
     for col in (score, verdict):
@@ -378,7 +389,14 @@ def select_items(
             "alpha": alpha,
         }
     )
-    if not sel.feasible_:
+    if is_cal.all():
+        warnings.warn(
+            f"all {len(sc)} item(s) of the scores are in the calibration file: no test items "
+            "are left to decide (label only a sample, e.g. judgerisk simulate --n-labelled)",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif not sel.feasible_:
         warnings.warn(
             f"no threshold is feasible on {len(cal)} calibration item(s) at alpha={alpha}: "
             f"nothing can be accepted, all {int((~is_cal).sum())} test item(s) are abstained "

@@ -14,9 +14,11 @@ Exit codes
 
 Errors go to stderr as one ``judgerisk <command>: error: ...`` line (plus the validation details),
 warnings as ``judgerisk <command>: warning: ...`` lines. Every output path is checked before any
-work (extension, folder, writable, not an input), every output is written atomically, and every
-output carries its provenance record (:mod:`judgerisk.provenance`), which ``judgerisk verify``
-checks.
+work (extension, folder, writable, not an input, and not existing unless ``--overwrite``), every
+output is written atomically, and every output carries its provenance record
+(:mod:`judgerisk.provenance`), which ``judgerisk verify`` checks. Before a long step a command
+says what it is doing in one line; progress bars are shown when stderr is a terminal
+(``--progress`` / ``--no-progress`` decide otherwise).
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ import textwrap
 import time
 import warnings
 
-from judgerisk import rerun
+from judgerisk import __version__, rerun
+from judgerisk._progress import want_progress
 from judgerisk.options import (
     ACCELERATIONS,
     CONDITIONS,
@@ -55,6 +58,10 @@ examples:
   judgerisk verify report.html
   judgerisk extract --help
 
+outputs: a command refuses an existing output file unless --overwrite is given (then it is
+replaced atomically); it never writes over one of its inputs. Progress bars are shown when
+stderr is a terminal (--progress / --no-progress to choose).
+
 exit codes: 0 ok, 1 runtime error, 2 usage error or bad input (e.g. a panel that breaks the
 data contract), 3 optional dependency missing, 130 interrupted.
 """
@@ -78,14 +85,22 @@ def _alpha(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _positive_int(text: str) -> int:
+def _integer(text: str, lo: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if value < lo:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _integer(text, 1, "a positive integer")
+
+
+def _count(text: str) -> int:
+    return _integer(text, 0, "an integer >= 0")
 
 
 def _seed(text: str) -> int:
@@ -99,7 +114,16 @@ def _seed(text: str) -> int:
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Descriptions as written, and every option's default in its help."""
+    """Descriptions as written, and every option's default in its help.
+
+    Flags, required options and options whose default is "not given" say their default in
+    their own words instead of ``(default: False)`` / ``(default: None)``.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.required or action.default is None or isinstance(action.default, bool):
+            return action.help
+        return super()._get_help_string(action)
 
 
 _ARGV_KEYS = ("func", "command")
@@ -115,15 +139,52 @@ def _record(args: argparse.Namespace, inputs: dict) -> dict:
     )
 
 
+def _say(args: argparse.Namespace, doing: str) -> None:
+    """One line on stderr saying what the command does next (before a long step)."""
+    print(f"judgerisk {args.command}: {doing} ...", file=sys.stderr, flush=True)
+
+
+def _panel_size(panel) -> str:
+    return (
+        f"{panel['item'].nunique()} items x {panel['judge'].nunique()} judges x "
+        f"{panel['condition'].nunique()} conditions ({len(panel)} rows)"
+    )
+
+
+def _add_overwrite(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace existing output files (default: an existing output is refused)",
+    )
+
+
+def _add_progress(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show progress bars on stderr (default: only when stderr is a terminal)",
+    )
+
+
 # --------------------------------------------------------------------------- simulate
 def _run_simulate(args: argparse.Namespace) -> int:
     from judgerisk.provenance import check_output_path, finish_record
     from judgerisk.provenance import write_table_with_record as _write_output
-    from judgerisk.simulate import simulate_panel
+    from judgerisk.simulate import calibration_labels, simulate_panel
 
-    check_output_path(args.output)
+    check_output_path(args.output, overwrite=args.overwrite)
     if args.labels is not None:
-        check_output_path(args.labels, option="--labels", inputs=(args.output,))
+        check_output_path(
+            args.labels, option="--labels", inputs=(args.output,), overwrite=args.overwrite
+        )
+    elif args.n_labelled is not None:
+        raise OptionError("--n-labelled needs --labels (the file the labels are written to)")
+    if args.n_labelled is not None and args.n_labelled > args.n_items:
+        raise OptionError(
+            f"--n-labelled {args.n_labelled} exceeds --n-items {args.n_items} (the items to label)"
+        )
     sim = simulate_panel(
         n_items=args.n_items, n_judges=args.n_judges, conditions=args.conditions, seed=args.seed
     )
@@ -132,13 +193,14 @@ def _run_simulate(args: argparse.Namespace) -> int:
     settings = {"n_items": int(data["item"].nunique()), "rows": len(data)}
     out = _write_output(data, args.output, finish_record(record, settings))
     if args.labels is not None:
-        labels = sim.data.drop_duplicates("item")[["item", "gold"]]
+        labels = calibration_labels(sim.data, args.n_labelled, args.seed)
         labels_record = finish_record(record, {"part": "labels"})
         labels_record["parameters"]["part"] = "labels"
         _write_output(labels, args.labels, labels_record)
     print(
         f"wrote {out}: {data['item'].nunique()} items x {data['judge'].nunique()} judges x "
-        f"{data['condition'].nunique()} conditions ({len(data)} rows)",
+        f"{data['condition'].nunique()} conditions ({len(data)} rows)"
+        + ("" if args.labels is None else f"; labels of {len(labels)} items to {args.labels}"),
         file=sys.stderr,
     )
     return EXIT_OK
@@ -159,11 +221,12 @@ def _run_score(args: argparse.Namespace) -> int:
     from judgerisk.provenance import check_output_path, finish_record
     from judgerisk.provenance import write_table_with_record as _write_output
 
-    check_output_path(args.output, inputs=(args.panel,))
+    check_output_path(args.output, inputs=(args.panel,), overwrite=args.overwrite)
     aggregators = tuple(a.strip() for a in args.aggregators.split(",") if a.strip())
     _check_aggregators(aggregators)
     panel = load_panel(args.panel)
     record = _record(args, {"panel": (args.panel, len(panel))})
+    _say(args, f"scoring {_panel_size(panel)} with {args.n_seeds} seed(s)")
     with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
         table = score_panel(
             panel,
@@ -172,7 +235,7 @@ def _run_score(args: argparse.Namespace) -> int:
             aggregators=aggregators,
             max_seeds=args.max_seeds,
             scur_options=accelerate_options(args.accelerate),
-            progress=args.progress,
+            progress=want_progress(args.progress),
         )
     seeds = table.attrs.get("seeds", [])
     if len(seeds) > args.n_seeds:
@@ -211,7 +274,7 @@ def _run_select(args: argparse.Namespace) -> int:
     from judgerisk.provenance import check_output_path, finish_record
     from judgerisk.provenance import write_table_with_record as _write_output
 
-    check_output_path(args.output, inputs=(args.scores, args.calibration))
+    check_output_path(args.output, inputs=(args.scores, args.calibration), overwrite=args.overwrite)
     scores = read_table(args.scores)
     calibration = read_table(args.calibration)
     record = _record(
@@ -264,7 +327,9 @@ def _run_report(args: argparse.Namespace) -> int:
         },
         timeout=args.timeout,
         command=["judgerisk", *args.argv],
-        progress=True,
+        progress=want_progress(args.progress),
+        overwrite=args.overwrite,
+        announce=lambda doing: _say(args, doing),
     )
     print(f"wrote {out}", file=sys.stderr)
     return EXIT_OK
@@ -274,6 +339,7 @@ def _run_report(args: argparse.Namespace) -> int:
 def _run_verify(args: argparse.Namespace) -> int:
     from judgerisk.verify import verify
 
+    _say(args, f"checking the inputs of {args.output} and recomputing it from its record")
     result = verify(args.output, parser=build_parser())
     if result.status == "reproduced":
         print(f"{args.output}: reproduced")
@@ -341,6 +407,7 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"judgerisk {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     fmt = _Formatter
@@ -355,22 +422,33 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         formatter_class=fmt,
     )
     p.add_argument("-o", "--output", required=True, help="panel file to write")
-    p.add_argument("--n-items", type=_positive_int, default=1000)
-    p.add_argument("--n-judges", type=_positive_int, default=5)
+    p.add_argument("--n-items", type=_positive_int, default=1000, help="items to simulate")
+    p.add_argument("--n-judges", type=_positive_int, default=5, help="judges of the panel")
     p.add_argument("--seed", type=_seed, default=0, help="random seed")
     p.add_argument(
         "--conditions",
         type=_conditions,
-        default=CONDITIONS,
+        default=",".join(CONDITIONS),
         help="comma-separated conditions",
     )
     p.add_argument(
         "--no-gold",
         dest="gold",
         action="store_false",
-        help="leave the gold column out (gold: kept)",
+        help="leave the gold column out (default: kept)",
     )
-    p.add_argument("--labels", help="also write the gold labels (item, gold) to this file")
+    p.add_argument(
+        "--labels",
+        help="also write the gold labels (item, gold) to this file (default: not written)",
+    )
+    p.add_argument(
+        "--n-labelled",
+        type=_count,
+        default=None,
+        help="label only a random sample of this many items in --labels, the calibration "
+        "sample of `judgerisk select` (default: every item, which leaves none to decide)",
+    )
+    _add_overwrite(p)
     p.set_defaults(func=_run_simulate)
 
     _add_extract(sub, full=extract)
@@ -418,7 +496,8 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         default=DEFAULT_ACCELERATE,
         help=_ACCELERATE_HELP,
     )
-    p.add_argument("--progress", action="store_true", help="show a progress bar")
+    _add_progress(p)
+    _add_overwrite(p)
     p.set_defaults(func=_run_score)
 
     p = sub.add_parser(
@@ -447,6 +526,7 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         help="accept a --score column that is not one of judgerisk's risk scores",
     )
     p.add_argument("-o", "--output", required=True, help="decision table to write")
+    _add_overwrite(p)
     p.set_defaults(func=_run_select)
 
     p = sub.add_parser(
@@ -472,6 +552,8 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         help=_ACCELERATE_HELP,
     )
     p.add_argument("--timeout", type=_positive_int, default=600, help="seconds per cell")
+    _add_progress(p)
+    _add_overwrite(p)
     p.set_defaults(func=_run_report)
     rerun.add_subcommand(sub)
     from judgerisk.importers.cli import add_subcommands

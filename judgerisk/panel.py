@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,8 +156,16 @@ def validate_panel(
         On a missing required column, an empty table, missing ids, probabilities outside
         [0, 1] or NaN, NaN or infinite logits, ``logit`` and ``p`` that disagree,
         duplicate (item, judge, condition), unknown conditions, gold values other than
-        A/B or differing within one item, and items with no original-condition response.
-        The message names the column and up to ten offending rows.
+        A/B or differing within one item, items with no original-condition response,
+        duplicate columns, ids that are lists or objects, and empty or whitespace-only judge
+        names. The message names the column and up to ten offending rows.
+
+    Warns
+    -----
+    UserWarning
+        When judge names that differ only by Unicode form (NFC / NFD) or surrounding
+        whitespace are merged, and when a supplied ``verdict`` column differs from
+        ``1[logit > 0]``, which replaces it (the count of differing rows is given).
     """
     if not isinstance(df, pd.DataFrame):
         raise PanelError(f"a panel must be a pandas DataFrame, got {type(df).__name__}")
@@ -170,15 +179,32 @@ def validate_panel(
         raise PanelError(
             f"missing required column(s): {', '.join(missing)}; got columns {list(df.columns)}"
         )
+    if df.columns.has_duplicates:
+        twice = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+        raise PanelError(f"duplicate column(s) {twice}: each column must appear once")
     if len(df) == 0:
         raise PanelError("the panel is empty (0 rows)")
     out = df.reset_index(drop=True).copy()
 
     for col in REQUIRED:
+        nested = _non_scalar(out[col])
+        if nested.any():
+            raise _fail(
+                f"column '{col}' holds non-scalar values (a list or an object); ids must be "
+                "numbers or text",
+                out,
+                nested,
+                list(REQUIRED),
+            )
         bad = out[col].isna().to_numpy()
         if bad.any():
             raise _fail(f"column '{col}' has missing values", out, bad, list(REQUIRED))
-    out["judge"] = _strip_judges(_as_text(out["judge"]))
+    out["judge"] = _clean_judges(_as_text(out["judge"]))
+    blank = (out["judge"] == "").to_numpy()
+    if blank.any():
+        raise _fail(
+            "column 'judge' has empty or whitespace-only names", out, blank, ["item", "judge"]
+        )
     out["condition"] = _as_text(out["condition"])
     out["item"] = _uniform_items(out["item"])
 
@@ -202,7 +228,10 @@ def validate_panel(
     out["p"] = expit(out["logit"].to_numpy())
     m = out["logit"].to_numpy()
     # a tie (logit == 0) is half a vote for each answer (book page "Importing your judges")
-    out["verdict"] = np.where(m > 0, 1.0, np.where(m < 0, 0.0, 0.5))
+    verdict = np.where(m > 0, 1.0, np.where(m < 0, 0.0, 0.5))
+    if "verdict" in out.columns:
+        _note_replaced_verdicts(out["verdict"], verdict)
+    out["verdict"] = verdict
 
     order = list(allowed) if allowed is not None else _condition_order(out["condition"])
     item_code, items_sorted = pd.factorize(out["item"], sort=True)
@@ -267,30 +296,74 @@ def _already_valid(df: pd.DataFrame, allowed_key: tuple[str, ...] | None) -> boo
     fingerprint, conditions_seen = mark
     if allowed_key is not None and not set(conditions_seen) <= set(allowed_key):
         return False
-    return fingerprint == _fingerprint(df)
+    try:
+        return fingerprint == _fingerprint(df)
+    except TypeError:  # an unhashable value (a list or dict): not a validated panel
+        return False
 
 
-def _strip_judges(judge: pd.Series) -> pd.Series:
-    """Judge names without surrounding whitespace; warns when that merges two names."""
-    stripped = judge.str.strip()
-    changed = (stripped != judge).to_numpy()
-    if changed.any():
-        before = pd.unique(judge)
-        merged = sorted(
-            {
-                name
-                for name, group in pd.Series(before).groupby(pd.Series(before).str.strip())
-                if len(group) > 1
-            }
+def _clean_judges(judge: pd.Series) -> pd.Series:
+    """Judge names in Unicode NFC without surrounding whitespace; warns when that merges names.
+
+    ``"Jos\u00e9"`` (NFC) and ``"Jose\u0301"`` (NFD) are one name spelled two ways, and so
+    are ``"J1"`` and ``" J1 "``; each becomes its NFC, stripped spelling. The work is done
+    once per distinct name.
+    """
+    before = pd.unique(judge)
+    clean = {name: unicodedata.normalize("NFC", name).strip() for name in before}
+    changed = [name for name, new in clean.items() if new != name]
+    if not changed:
+        return judge
+    groups: dict[str, list[str]] = {}
+    for name, new in clean.items():
+        groups.setdefault(new, []).append(name)
+    merged = {new: names for new, names in groups.items() if len(names) > 1}
+    out = judge.map(clean).astype(object)
+    if merged:
+        n_rows = int((out != judge).sum())
+        shown = "; ".join(
+            f"{new!r} from {', '.join(sorted(map(ascii, names)))}"
+            for new, names in sorted(merged.items())[:5]
         )
-        if merged:
-            warnings.warn(
-                f"judge names differing only by surrounding whitespace were merged: {merged} "
-                f"({int(changed.sum())} row(s) had spaces)",
-                UserWarning,
-                stacklevel=3,
-            )
-    return stripped.astype(object)
+        warnings.warn(
+            "judge names that differ only by surrounding whitespace or by Unicode form were "
+            f"merged (normalised to NFC, stripped): {shown} ({n_rows} row(s) respelled)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return out
+
+
+def _non_scalar(col: pd.Series) -> np.ndarray:
+    """Rows of ``col`` holding a list, dict, set, tuple or array (an id must be a scalar)."""
+    if col.dtype != object or pd.api.types.infer_dtype(col, skipna=True) != "mixed":
+        return np.zeros(len(col), dtype=bool)
+    return col.map(lambda v: isinstance(v, list | dict | set | tuple | np.ndarray)).to_numpy(bool)
+
+
+_VERDICT_CODES = {"A": 1, "B": 0, "1": 1, "0": 0, "1.0": 1, "0.0": 0, "TRUE": 1, "FALSE": 0}
+
+
+def _note_replaced_verdicts(given: pd.Series, verdict: np.ndarray) -> None:
+    """Warn when a supplied ``verdict`` column disagrees with the logit's, which replaces it.
+
+    ``1``/``0``, ``"A"``/``"B"`` and booleans are read as A/B; any other value (or a missing
+    one) counts as differing.
+    """
+    if pd.api.types.is_numeric_dtype(given) or pd.api.types.is_bool_dtype(given):
+        supplied = given.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        text = given.astype(str).str.strip().str.upper()
+        supplied = text.map(_VERDICT_CODES).to_numpy(dtype=np.float64, na_value=np.nan)
+    differ = int((supplied != verdict).sum())
+    if differ:
+        warnings.warn(
+            "the supplied 'verdict' column was replaced by the logit's verdict (1 if logit > 0, "
+            f"0 if < 0, 0.5 for a tie): "
+            f"it differed on {differ} of {len(verdict)} row(s)",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _uniform_items(item: pd.Series) -> pd.Series:
@@ -408,10 +481,43 @@ def _ids_as_given(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+#: pandas' default missing-value markers, applied to every csv column except the names.
+_CSV_NA = (
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
+#: Columns of names: only an empty field is missing there (a judge may be called "NA").
+_NAME_COLUMNS = ("item", "judge", "condition")
+
+
 def _read_csv(path: Path) -> pd.DataFrame:
-    header = pd.read_csv(path, nrows=0).columns
-    dtype = {c: str for c in _ID_COLUMNS if c in header}
-    return _ids_as_given(pd.read_csv(path, dtype=dtype, keep_default_na=True))
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(v) for v in header.iloc[0]] if len(header) else []
+    seen = {name for name in names if names.count(name) > 1}
+    if seen:
+        name = sorted(seen)[0]
+        where = [i + 1 for i, n in enumerate(names) if n == name]
+        raise PanelError(
+            f"{path}: column {name!r} appears {len(where)} times in the header (columns "
+            f"{where}); keep one"
+        )
+    dtype = {c: str for c in _ID_COLUMNS if c in names}
+    na = {c: [""] if c in _NAME_COLUMNS else list(_CSV_NA) for c in names}
+    table = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=na)
+    return _ids_as_given(table)
+
+
+class _DuplicateKeyError(ValueError):
+    """A JSON object with one key twice (json.loads would keep the last value silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(repr(key))
+        out[key] = value
+    return out
 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
@@ -422,7 +528,9 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                row = json.loads(line, object_pairs_hook=_unique_keys)
+            except _DuplicateKeyError as exc:
+                raise PanelError(f"{path}: line {lineno} has the key {exc} twice") from None
             except json.JSONDecodeError as exc:
                 raise PanelError(
                     f"{path}: line {lineno} is not valid JSON ({exc.msg} at column {exc.colno}): "
@@ -433,6 +541,13 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
                     f"{path}: line {lineno} is not a JSON object (one record per line): "
                     f"{line.strip()[:80]!r}"
                 )
+            for key in _ID_COLUMNS:
+                if isinstance(row.get(key), dict | list):
+                    kind = "an object" if isinstance(row[key], dict) else "a list"
+                    raise PanelError(
+                        f"{path}: line {lineno}: '{key}' is {kind} ({json.dumps(row[key])[:60]}); "
+                        "ids must be numbers or text"
+                    )
             rows.append(row)
     if not rows:
         raise PanelError(f"{path}: the file holds no records")
@@ -469,12 +584,15 @@ def read_table(path: str | Path) -> pd.DataFrame:
 
     Ids are kept as given: csv id columns (``item, judge, condition, gold``) are read as
     text, and an item column of plain integers becomes integers (``"007"`` stays
-    ``"007"``); jsonl values keep their JSON types.
+    ``"007"``); in the name columns (``item, judge, condition``) only an empty field is
+    missing, so a judge called ``"NA"``, ``"None"`` or ``"null"`` keeps its name; jsonl
+    values keep their JSON types.
 
     Raises
     ------
     PanelError
-        Naming the file for a missing file, a folder, an empty or unreadable file, or a
+        Naming the file for a missing file, a folder, an empty or unreadable file, a
+        column given twice (csv header, jsonl key), an id that is a JSON object or list, or a
         broken jsonl line (with its number).
     """
     path = Path(path)

@@ -73,7 +73,7 @@ PROVENANCE_KEY = "judgerisk.provenance"
 LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "transformers")
 _HTML_ID = "judgerisk-provenance"
 _TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson")
-_SIDECAR_SUFFIXES = (".csv", ".jsonl", ".ndjson")
+_SIDECAR_SUFFIXES = (".csv", ".jsonl", ".ndjson")  # tables whose record is a sidecar file
 _HASHED_UNTRACKED = 1 << 20  # untracked files up to this size are hashed by content
 
 
@@ -292,6 +292,7 @@ def check_output_path(
     suffixes: tuple[str, ...] | None = _TABLE_SUFFIXES,
     inputs: tuple[str | Path, ...] = (),
     option: str = "-o/--output",
+    overwrite: bool = True,
 ) -> Path:
     """Check an output path before any work: extension, folder, writable, not an input.
 
@@ -304,6 +305,9 @@ def check_output_path(
         Files the run reads; the output (or its sidecar) must not resolve to any of them.
     option : str
         The option's name, for the message.
+    overwrite : bool, default True
+        ``False`` refuses an existing output (or its sidecar): the command line's rule,
+        lifted by ``--overwrite``.
 
     Raises
     ------
@@ -332,6 +336,13 @@ def check_output_path(
             raise OutputPathError(f"{option} {target}: is a folder, not a file")
         if target.exists() and not os.access(target, os.W_OK):
             raise OutputPathError(f"{option} {target}: not writable")
+    for target in [] if overwrite else [t for t in (path, side) if t is not None]:
+        if target.exists() or target.is_symlink():
+            what = "" if target == path else f": its record {target}"
+            raise OutputPathError(
+                f"{option} {path}{what} exists; pass --overwrite to replace it, "
+                "or choose another name"
+            )
     if not os.access(folder, os.W_OK):
         raise OutputPathError(f"{option} {path}: not writable")
     return path

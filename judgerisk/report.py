@@ -16,6 +16,7 @@ import html
 import io
 import tempfile
 import time
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -177,6 +178,8 @@ def render_report(
     command: list[str] | str | None = None,
     progress: bool = False,
     shown_record: dict | None = None,
+    overwrite: bool = True,
+    announce: Callable[[str], object] | None = None,
 ) -> Path:
     """Run the report notebook on a panel file and write a self-contained HTML report.
 
@@ -203,6 +206,12 @@ def render_report(
     shown_record : dict, optional
         The provenance record shown in "Reproduce this report" (default: this run's);
         ``judgerisk verify`` passes the verified report's, so the pages compare word by word.
+    overwrite : bool, default True
+        ``False`` refuses an existing ``output`` (the command line's rule without
+        ``--overwrite``).
+    announce : callable, optional
+        Called with one line saying what comes next, once the input is checked and before
+        the long steps (scoring, the notebook); the command line prints it.
 
     Returns
     -------
@@ -225,14 +234,18 @@ def render_report(
     started = time.time()
     given = Path(panel_path)
     panel_path = given.resolve()
-    output = check_output_path(output, suffixes=(".html", ".htm"), inputs=(panel_path,))
+    output = check_output_path(
+        output, suffixes=(".html", ".htm"), inputs=(panel_path,), overwrite=overwrite
+    )
     if keep_notebook is not None:
-        check_output_path(keep_notebook, (".ipynb",), (panel_path, output), "keep_notebook")
+        check_output_path(
+            keep_notebook, (".ipynb",), (panel_path, output), "keep_notebook", overwrite
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         panel = load_panel(panel_path)  # fail fast, before starting a kernel
     params = {**REPORT_DEFAULTS, **(parameters or {})}
-    scores = _score_before_kernel(panel, params, progress)
+    scores = _score_before_kernel(panel, params, progress, announce)
     if command is None:
         command = (
             f"judgerisk.report.render_report({str(given)!r}, {str(output)!r}, "
@@ -278,7 +291,9 @@ def render_report(
     return output
 
 
-def _score_before_kernel(panel, params: dict, progress: bool):
+def _score_before_kernel(
+    panel, params: dict, progress: bool, announce: Callable[[str], object] | None = None
+):
     """The report's score table, computed here so that bad input fails before the kernel.
 
     The notebook then reads it (``scores_path``) instead of scoring again. Warnings of the
@@ -291,6 +306,11 @@ def _score_before_kernel(panel, params: dict, progress: bool):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_scorable(panel)
+        if announce is not None:
+            announce(
+                f"scoring {panel['item'].nunique()} items with {params['n_seeds']} seed(s), "
+                "then running the report notebook"
+            )
         with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
             scores = score_panel(
                 panel,

@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 from judgerisk import runbook
@@ -209,7 +210,7 @@ def run_chapter(
     overwrite: bool = False,
     cwd: str | os.PathLike | None = None,
     source: str | os.PathLike | None = None,
-    announce: bool = False,
+    announce: Callable[[str], object] | None = None,
 ) -> tuple[Path, float]:
     """Run one chapter with papermill on the reader's parameters and write the notebook.
 
@@ -231,8 +232,9 @@ def run_chapter(
     source : path-like, optional
         A folder of chapters, or one ``.md`` notebook, to run instead of the installed
         judgerisk's chapters (:func:`find_chapter`); its code runs on this machine.
-    announce : bool, default False
-        Say on stderr which notebook runs, from where, once every check has passed.
+    announce : callable, optional
+        Called with one line saying which notebook runs and from where, once everything is
+        checked and before the kernel starts (the command line prints it).
 
     Returns
     -------
@@ -264,9 +266,9 @@ def run_chapter(
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
     # a private folder beside the output; left by a killed run, the next write sweeps it
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=f"{TMP_PREFIX}{os.getpid()}-") as tmp:
-        if announce:
+        if announce is not None:
             origin = f"--from {source}" if source is not None else "the installed judgerisk"
-            print(f"judgerisk run: running {md} (from {origin})", file=sys.stderr)
+            announce(f"running {md} (from {origin}) with papermill, one kernel, every cell")
         try:
             written, seconds = runbook.execute(
                 md, tmp, profile="small" if small else "default", parameters=params
@@ -307,7 +309,7 @@ def _run_cli(args: argparse.Namespace) -> int:
         small=args.small,
         overwrite=args.overwrite,
         source=args.source,
-        announce=True,
+        announce=lambda doing: print(f"judgerisk run: {doing} ...", file=sys.stderr, flush=True),
     )
     print(f"wrote {out} ({seconds:.0f} s): ran {md}")
     return 0

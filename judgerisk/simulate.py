@@ -34,6 +34,7 @@ __all__ = [
     "SimulationTruth",
     "simulate_panel",
     "simulate_pairs",
+    "calibration_labels",
     "DEFAULT_KNOBS",
     "KNOB_DOCS",
     "knob_table",
@@ -357,6 +358,40 @@ def simulate_panel(
         knobs=k,
     )
     return Panel(data=data, truth=truth)
+
+
+def calibration_labels(
+    panel: pd.DataFrame, n_labelled: int | None = None, seed: int = 0
+) -> pd.DataFrame:
+    """The gold labels of a random calibration sample of a panel's items.
+
+    A certificate needs labelled items to calibrate on *and* unlabelled items to decide
+    (the book's chapter "Certified panel decisions"); labelling every item leaves nothing to
+    decide. The sample is uniform without replacement, so calibration and test items are
+    exchangeable, which SCOPE's guarantee assumes.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel with a ``gold`` column (e.g. :func:`simulate_panel` ``.data``).
+    n_labelled : int, optional
+        Items to label, at most the number of items; ``None`` labels every item.
+    seed : int, default 0
+        Seed of the sample (independent of the panel's own draw).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``item, gold``, one row per labelled item, sorted by item.
+    """
+    labels = panel.drop_duplicates("item")[["item", "gold"]].sort_values("item")
+    if n_labelled is None:
+        return labels.reset_index(drop=True)
+    if not 0 <= n_labelled <= len(labels):
+        raise ValueError(f"n_labelled={n_labelled} must lie in [0, {len(labels)}] (the items)")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x1A8E1]))
+    rows = np.sort(rng.choice(len(labels), size=n_labelled, replace=False))
+    return labels.iloc[rows].reset_index(drop=True)
 
 
 def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame:

@@ -220,7 +220,7 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
                 allow_any_score=params.get("allow_any_score", False),
             )
     if command == "simulate":
-        from judgerisk.simulate import simulate_panel
+        from judgerisk.simulate import calibration_labels, simulate_panel
 
         sim = simulate_panel(
             n_items=params["n_items"],
@@ -230,7 +230,7 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
         )
         data = sim.data if params.get("gold", True) else sim.data.drop(columns="gold")
         if params.get("part") == "labels":
-            data = sim.data.drop_duplicates("item")[["item", "gold"]]
+            data = calibration_labels(sim.data, params.get("n_labelled"), params["seed"])
         return data.reset_index(drop=True)
     if command in ("import", "bpe"):
         from judgerisk.importers.cli import recompute

@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 import tempfile
+import unicodedata
 import warnings
 from pathlib import Path
 
@@ -349,7 +350,7 @@ def _write(df: pd.DataFrame, path: Path) -> None:
 
 
 def _corrupt(df: pd.DataFrame, op: str, data) -> pd.DataFrame:
-    df = df.copy()
+    df = df.copy().reset_index(drop=True)
     row = data.draw(st.integers(0, len(df) - 1))
     col = data.draw(st.sampled_from(list(df.columns)))
     if op == "nan":
@@ -357,7 +358,16 @@ def _corrupt(df: pd.DataFrame, op: str, data) -> pd.DataFrame:
         df.loc[row, col] = np.nan
     elif op == "type":
         df[col] = df[col].astype(object)
-        df.loc[row, col] = data.draw(st.sampled_from(["x", "", " 1", "1e999", True, -3, 2.5]))
+        df.loc[row, col] = data.draw(
+            st.sampled_from(
+                ["x", "", " 1", "1e999", True, -3, 2.5, "NA", "None", "null", "  ", "Jose\u0301"]
+            )
+        )
+    elif op == "nested":
+        df[col] = df[col].astype(object)
+        df.at[row, col] = data.draw(st.sampled_from([{"name": "J1"}, [1, 2], {}]))
+    elif op == "dupcol":
+        df = pd.concat([df, df[[col]]], axis=1)
     elif op == "duplicate":
         df = pd.concat([df, df.iloc[[row]]], ignore_index=True)
     elif op == "rename":
@@ -379,7 +389,9 @@ def _corrupt(df: pd.DataFrame, op: str, data) -> pd.DataFrame:
     n_items=st.integers(1, 4),
     n_judges=st.integers(1, 3),
     ops=st.lists(
-        st.sampled_from(["nan", "type", "duplicate", "rename", "drop", "empty", "none"]),
+        st.sampled_from(
+            ["nan", "type", "nested", "dupcol", "duplicate", "rename", "drop", "empty", "none"]
+        ),
         min_size=1,
         max_size=3,
     ),
@@ -400,7 +412,7 @@ def test_fuzz_corrupted_panels_end_in_panel_error_or_a_valid_panel(
     df = pd.DataFrame(cells, columns=["item", "judge", "condition"])
     df["logit"] = rng.normal(size=len(df)).round(3)
     df["gold"] = np.where(df["item"] % 2 == 0, "A", "B")
-    for op in ops:
+    for op in sorted(ops, key=lambda o: o == "dupcol"):  # a frame with a column twice: last
         if op != "none" and len(df) and len(df.columns):
             df = _corrupt(df, op, data)
     folder = Path(tempfile.mkdtemp(prefix="judgerisk-fuzz-"))
@@ -421,6 +433,19 @@ def test_fuzz_corrupted_panels_end_in_panel_error_or_a_valid_panel(
                 return
         assert validate_panel(panel).equals(panel)
         assert {"item", "judge", "condition", "logit", "p", "verdict"} <= set(panel.columns)
+        assert not panel.columns.has_duplicates
+        for col in ("item", "judge", "condition"):  # ids are scalars, judges clean NFC names
+            assert not panel[col].map(lambda v: isinstance(v, list | dict)).any()
+        judges = panel["judge"].map(lambda j: unicodedata.normalize("NFC", j).strip())
+        assert (judges == panel["judge"]).all() and (panel["judge"] != "").all()
+        if truncate is None:  # nothing read that was not written (no "logit.1", no "{...}")
+            assert set(panel.columns) <= set(map(str, df.columns)) | {"p", "verdict"}
+            written = {
+                unicodedata.normalize("NFC", str(v)).strip()
+                for v in df["judge"]
+                if fmt == ".csv" or not isinstance(v, list | dict)
+            }
+            assert set(panel["judge"]) <= written
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
