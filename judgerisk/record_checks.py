@@ -34,6 +34,8 @@ __all__ = [
 MAX_SEEDS = 1000
 #: Most calibration/test splits a report's record may ask ``verify`` to recompute.
 MAX_SPLITS = 10_000
+#: Most items of a simulated panel whose labels sample (``--n-labelled``) ``verify`` recomputes.
+MAX_SAMPLED_ITEMS = 100_000
 #: Record parameters that are not options of the command line.
 _NOT_OPTIONS = ("command", "part", "argv", "started")
 
@@ -155,13 +157,19 @@ def check_sizes(record: dict, n_output: int, loaded: dict) -> list[str]:
             if recorded is not None and recorded != len(table):
                 problems.append(f"input {role}: {recorded!r} rows recorded, {len(table)} now")
         if command == "simulate":
-            n_items = _int(params, "n_items", 1, n_output)
-            n_judges = _int(params, "n_judges", 1, n_output)
+            labels = params.get("part") == "labels"
+            n_labelled = _int(params, "n_labelled", 1, n_output, None) if labels else None
+            # a labels file of a sample: its panel may be larger, up to MAX_SAMPLED_ITEMS
+            most = MAX_SAMPLED_ITEMS if n_labelled is not None else n_output
+            n_items = _int(params, "n_items", 1, most)
+            n_judges = _int(params, "n_judges", 1, max(n_output, 1000) if labels else n_output)
             conditions = params.get("conditions")
             if not isinstance(conditions, list) or not conditions:
                 raise ValueError(f"the record's conditions {conditions!r:.60} are not a list")
-            labels = params.get("part") == "labels"
-            expected = n_items if labels else n_items * n_judges * len(conditions)  # type: ignore[operator]
+            if labels:
+                expected = n_labelled if n_labelled is not None else n_items
+            else:
+                expected = n_items * n_judges * len(conditions)  # type: ignore[operator]
             if expected != n_output:
                 problems.append(
                     f"the record's parameters make {expected} rows, the output has {n_output}"

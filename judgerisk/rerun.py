@@ -21,7 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from judgerisk import runbook
-from judgerisk.report import notebook_error
 from judgerisk.runbook import Parameter, chapter_parameters, parameters_markdown
 from judgerisk.safe_write import TMP_PREFIX
 
@@ -274,6 +273,8 @@ def run_chapter(
                 md, tmp, profile="small" if small else "default", parameters=params
             )
         except Exception as exc:  # noqa: BLE001 - papermill's error, as one line
+            from judgerisk.report import notebook_error
+
             raise notebook_error(exc, md.name) from None
         os.replace(written, out)
     return out, seconds

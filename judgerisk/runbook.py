@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgerisk.provenance import finish_record, make_record
 from judgerisk.safe_write import atomic_write
 
 __all__ = [
@@ -149,6 +148,8 @@ def execute(
     """
     import papermill
 
+    from judgerisk.provenance import make_record
+
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
     md_path = Path(md_path).resolve()
@@ -235,6 +236,8 @@ def page_footer(record: dict, parameters: dict) -> str:
 def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
     """Store the provenance record in the notebook's metadata and add the page footer."""
     import nbformat
+
+    from judgerisk.provenance import finish_record
 
     nb = nbformat.read(ipynb, as_version=4)
 
