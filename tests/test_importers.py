@@ -395,3 +395,19 @@ def test_tie_cells_are_their_own_value_in_matched_votes():
     votes = verdicts(validate_panel(_two_two_tie()))
     assert vote_patterns(votes).to_dict() == {"x": "AABB", "y": "ATB."}
     assert consensus_share(votes)["y"] == pytest.approx(0.5)
+
+
+def test_tie_effect_counts_what_half_votes_change():
+    from judgerisk.orientation import tie_effect
+
+    effect = tie_effect(_two_two_tie())
+    # y: A, tie, B -> vote share 1/2 now (was 1/3): its entropy changes, its mean p is 1/2
+    assert effect == {
+        "ties": 1,
+        "cells": 7,
+        "tie_items": 1,
+        "items": 2,
+        "ve_changed": 1,
+        "majority_changed": 0,
+        "no_preference": 1,
+    }
