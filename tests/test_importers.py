@@ -175,7 +175,11 @@ def test_crowdkit_labels(tmp_path):
     f.write_text("task,worker,label\nt1,w1,1\nt1,w2,0\nt2,w1,1\nt2,w2,1\n")
     panel, rec = import_judgments("crowdkit", [f])
     assert panel["p"].round(6).tolist() == [0.95, 0.05, 0.95, 0.95]
-    assert "= the original answer A" in rec["assumptions"]["orientation"]
+    assert "label '1' = the original answer A" in rec["assumptions"]["orientation"]
+    flipped, _ = import_judgments("crowdkit", [f], label_a=0)  # as the command line gives it
+    assert flipped["p"].round(6).tolist() == [0.05, 0.95, 0.05, 0.05]
+    with pytest.raises(PanelError, match="label_a 'x' is not among the labels"):
+        import_judgments("crowdkit", [f], label_a="x")
     f.write_text("task,worker,label\nt1,w1,x\nt1,w2,y\nt2,w1,z\n")
     with pytest.raises(PanelError, match="more than two"):
         import_judgments("crowdkit", [f], label_a="x")
