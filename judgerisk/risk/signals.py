@@ -776,7 +776,7 @@ def riskiest(
     pr = result.predictions
     orig = pr.loc[(pr["condition"] == ORIGINAL) & pr["item"].isin(t.index)]
     g = orig.assign(vote=orig["verdict"]).groupby("item")  # a tie is half a vote
-    votes = g["vote"].sum().map("{:g}".format) + "/" + g["vote"].size().astype(str)
+    votes = g["vote"].sum().map("{:g}".format).astype(str) + "/" + g["vote"].size().astype(str)
     out = t[["z_U", "z_C", "z_S", "scur"]].copy()
     out["votes_A"] = votes.reindex(out.index)
     out["p_bar"] = g["p"].mean().reindex(out.index)
