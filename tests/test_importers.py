@@ -415,3 +415,9 @@ def test_tie_effect_counts_what_half_votes_change():
         "majority_changed": 0,
         "no_preference": 1,
     }
+
+
+def test_report_points_one_judge_in_two_orders_to_bpe(one_judge, tmp_path, capsys):
+    rc = main(["report", str(one_judge), "-o", str(tmp_path / "r.html")])
+    assert rc == EXIT_USAGE and "judgerisk bpe" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()
