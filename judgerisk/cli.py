@@ -55,6 +55,7 @@ examples:
   judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 -o decisions.csv
   judgerisk report panel.csv -o report.html
   judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb
+  judgerisk bpe one_judge.csv -o bpe.csv --calibration labelled.csv --alpha 0.1
   judgerisk verify report.html
   judgerisk extract --help
 

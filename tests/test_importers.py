@@ -72,7 +72,7 @@ def test_registry_lists_the_five_formats_in_order():
 
 
 def test_a_registered_importer_is_used(tmp_path):
-    from judgerisk.importers._common import Imported
+    from judgerisk.importers.base import Imported
 
     def reader(paths, scale=1.0):
         rows = pd.DataFrame(
@@ -175,7 +175,11 @@ def test_crowdkit_labels(tmp_path):
     f.write_text("task,worker,label\nt1,w1,1\nt1,w2,0\nt2,w1,1\nt2,w2,1\n")
     panel, rec = import_judgments("crowdkit", [f])
     assert panel["p"].round(6).tolist() == [0.95, 0.05, 0.95, 0.95]
-    assert "= the original answer A" in rec["assumptions"]["orientation"]
+    assert "label '1' = the original answer A" in rec["assumptions"]["orientation"]
+    flipped, _ = import_judgments("crowdkit", [f], label_a=0)  # as the command line gives it
+    assert flipped["p"].round(6).tolist() == [0.05, 0.95, 0.05, 0.05]
+    with pytest.raises(PanelError, match="label_a 'x' is not among the labels"):
+        import_judgments("crowdkit", [f], label_a="x")
     f.write_text("task,worker,label\nt1,w1,x\nt1,w2,y\nt2,w1,z\n")
     with pytest.raises(PanelError, match="more than two"):
         import_judgments("crowdkit", [f], label_a="x")
@@ -395,3 +399,25 @@ def test_tie_cells_are_their_own_value_in_matched_votes():
     votes = verdicts(validate_panel(_two_two_tie()))
     assert vote_patterns(votes).to_dict() == {"x": "AABB", "y": "ATB."}
     assert consensus_share(votes)["y"] == pytest.approx(0.5)
+
+
+def test_tie_effect_counts_what_half_votes_change():
+    from judgerisk.orientation import tie_effect
+
+    effect = tie_effect(_two_two_tie())
+    # y: A, tie, B -> vote share 1/2 now (was 1/3): its entropy changes, its mean p is 1/2
+    assert effect == {
+        "ties": 1,
+        "cells": 7,
+        "tie_items": 1,
+        "items": 2,
+        "ve_changed": 1,
+        "majority_changed": 0,
+        "no_preference": 1,
+    }
+
+
+def test_report_points_one_judge_in_two_orders_to_bpe(one_judge, tmp_path, capsys):
+    rc = main(["report", str(one_judge), "-o", str(tmp_path / "r.html")])
+    assert rc == EXIT_USAGE and "judgerisk bpe" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()

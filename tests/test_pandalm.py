@@ -74,7 +74,7 @@ def test_panel_ties_garbage_and_gold(tiny):
     cell = panel.set_index(["item", "judge"])
     assert cell.loc[(0, "gpt-3.5-turbo"), "p"] == pytest.approx(0.9)
     assert cell.loc[(1, "gpt-3.5-turbo"), "p"] == pytest.approx(0.5)  # judge tie -> 0.5
-    assert cell.loc[(1, "gpt-3.5-turbo"), "verdict"] == 0  # logit 0 counts as B
+    assert cell.loc[(1, "gpt-3.5-turbo"), "verdict"] == 0.5  # logit 0: a tie, half a vote
     assert (3, "gpt-3.5-turbo") not in cell.index  # garbage -> missing
     assert cell.loc[(3, "PandaLM-7B"), "p"] == pytest.approx(0.1)
     assert panel.drop_duplicates("item").set_index("item")["gold"].to_dict() == {

@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from judgerisk.datasets.judgebench import VERDICT_STRENGTH
-from judgerisk.importers._common import (
+from judgerisk.importers.base import (
     DEFAULT_EPSILON,
     DEFAULT_WEAK,
     Imported,

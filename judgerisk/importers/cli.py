@@ -224,16 +224,42 @@ def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
     p.add_argument("format", choices=list(IMPORTERS), help="the tool that wrote the files")
     p.add_argument("paths", nargs="+", help="its output files")
     p.add_argument("-o", "--output", required=True, help="panel to write (.csv/.parquet/.jsonl)")
-    p.add_argument("--epsilon", type=float, help="hard verdicts -> 1-epsilon / epsilon (0.05)")
     p.add_argument(
-        "--judge-by", choices=("model", "model+prompt"), help="fastchat: what names a judge (model)"
+        "--epsilon",
+        type=float,
+        default=argparse.SUPPRESS,
+        help="hard verdicts -> 1-epsilon / epsilon (0.05)",
     )
-    p.add_argument("--weak", type=float, help="arena_hard: P(A) of A>B (0.75)")
-    p.add_argument("--baseline", help="arena_hard: the baseline model (records without one)")
-    p.add_argument("--judge", help="lm_eval: judge name (default: the file's folder)")
-    p.add_argument("--swap-suffix", help="lm_eval: task-name suffix of the swapped task (_swap)")
-    p.add_argument("--label-a", help="crowdkit: the label meaning answer A wins")
-    p.add_argument("--label-tie", help="crowdkit: the label meaning a tie")
+    p.add_argument(
+        "--judge-by",
+        choices=("model", "model+prompt"),
+        default=argparse.SUPPRESS,
+        help="fastchat: what names a judge (model)",
+    )
+    p.add_argument(
+        "--weak", type=float, default=argparse.SUPPRESS, help="arena_hard: P(A) of A>B (0.75)"
+    )
+    p.add_argument(
+        "--baseline",
+        default=argparse.SUPPRESS,
+        help="arena_hard: the baseline model (records without one)",
+    )
+    p.add_argument(
+        "--judge",
+        default=argparse.SUPPRESS,
+        help="lm_eval: judge name (default: the file's folder)",
+    )
+    p.add_argument(
+        "--swap-suffix",
+        default=argparse.SUPPRESS,
+        help="lm_eval: task-name suffix of the swapped task (_swap)",
+    )
+    p.add_argument(
+        "--label-a", default=argparse.SUPPRESS, help="crowdkit: the label meaning answer A wins"
+    )
+    p.add_argument(
+        "--label-tie", default=argparse.SUPPRESS, help="crowdkit: the label meaning a tie"
+    )
     p.set_defaults(func=_run_import)
 
     p = sub.add_parser(

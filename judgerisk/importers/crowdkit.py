@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgerisk.importers._common import (
+from judgerisk.importers.base import (
     DEFAULT_EPSILON,
     TIE,
     A,
@@ -27,10 +27,10 @@ from judgerisk.panel import PanelError, read_table
 __all__ = ["read_crowdkit"]
 
 
-def _default_label_a(labels: set) -> object:
+def _default_label_a(labels: set[str]) -> str:
     if labels <= {"A", "B"}:
         return "A"
-    if labels <= {0, 1} or labels <= {"0", "1"}:
+    if labels <= {"0", "1"}:
         return max(labels, key=str)
     raise PanelError(
         f"labels {sorted(map(str, labels))[:10]} are not A/B or 1/0: say which label means the "
@@ -76,8 +76,13 @@ def read_crowdkit(
             raise PanelError(f"{path}, row {row + 1}: missing task, worker or label")
         frames.append(table)
     table = pd.concat(frames, ignore_index=True)
+    # labels compared as text: a csv's 1 and a command line's "1" are the same label
+    table["label"] = table["label"].astype(str)
+    label_tie = None if label_tie is None else str(label_tie)
     labels = set(table["label"].tolist()) - ({label_tie} if label_tie is not None else set())
-    a = _default_label_a(labels) if label_a is None else label_a
+    a = _default_label_a(labels) if label_a is None else str(label_a)
+    if a not in labels:
+        raise PanelError(f"label_a {a!r} is not among the labels {sorted(labels)[:10]}")
     others = labels - {a}
     if len(others) > 1:
         raise PanelError(
@@ -95,7 +100,8 @@ def read_crowdkit(
         }
     )
     if "gold" in table.columns:
-        rows["gold"] = table["gold"].map(lambda v: A if v == a else B if v == b else None)
+        gold = table["gold"].astype(str)
+        rows["gold"] = gold.map(lambda v: A if v == a else B if v == b else None)
     assumptions = {
         "epsilon": epsilon,
         "label -> p": f"{a!r}: {1 - epsilon}, {b!r}: {epsilon}"

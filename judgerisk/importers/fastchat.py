@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgerisk.importers._common import (
+from judgerisk.importers.base import (
     DEFAULT_EPSILON,
     TIE,
     A,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgerisk.importers._common import Imported, read_jsonl_records, require
+from judgerisk.importers.base import Imported, read_jsonl_records, require
 from judgerisk.panel import PanelError
 
 __all__ = ["read_lm_eval"]

@@ -18,9 +18,9 @@ from typing import Any
 import pandas as pd
 
 from judgerisk._registry import Registry
-from judgerisk.importers._common import Imported
 from judgerisk.importers.alpaca_eval import read_alpaca_eval
 from judgerisk.importers.arena_hard import read_arena_hard
+from judgerisk.importers.base import Imported
 from judgerisk.importers.crowdkit import read_crowdkit
 from judgerisk.importers.fastchat import read_fastchat
 from judgerisk.importers.lm_eval import read_lm_eval

@@ -172,7 +172,8 @@ def ve(panel: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     panel : pandas.DataFrame
-        A panel; only original-condition verdicts ``y = 1[logit > 0]`` are used.
+        A panel; only original-condition verdicts are used (``y`` = 1 for A, 0 for B, 1/2 for a
+        tie: half a vote each, :func:`judgerisk.panel.verdicts`).
 
     Returns
     -------

@@ -767,8 +767,8 @@ def riskiest(
     -------
     pandas.DataFrame
         Indexed by item, sorted by decreasing SCUR (ties by item): ``z_U, z_C, z_S,
-        scur, votes_A`` (judges voting A / judges, original condition), ``p_bar`` (mean
-        observed original-condition probability) and ``reason``.
+        scur, votes_A`` (votes for A / judges, original condition; a tie is half a vote),
+        ``p_bar`` (mean observed original-condition probability) and ``reason``.
     """
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
         raise PanelError(f"n must be a non-negative integer, got {n!r}")

@@ -1,4 +1,4 @@
-"""Shared pieces of the importers: reading records, naming the line, recording assumptions.
+"""The importers' building blocks: reading records, naming the line, recording assumptions.
 
 Every importer returns an :class:`Imported`: the panel rows (data contract of
 :mod:`judgerisk.panel`) and what was assumed to make them (book page "Importing your judges").
