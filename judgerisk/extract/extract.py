@@ -11,7 +11,6 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -36,7 +35,15 @@ from judgerisk.extract.prompts import build_prompts, load_template, read_items, 
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
 from judgerisk.panel import CONDITIONS, validate_panel
 
-__all__ = ["extract_logprobs", "run_judge", "judge_name", "prepare_prompts", "canonical_logit"]
+__all__ = [
+    "extract_logprobs",
+    "run_judge",
+    "shard_device",
+    "prompt_sha256",
+    "judge_name",
+    "prepare_prompts",
+    "canonical_logit",
+]
 
 
 def judge_name(model: Any) -> str:
@@ -146,6 +153,12 @@ def _rank_device(device, world: int):
         if device.type == "cuda":
             torch.cuda.set_device(device)
     return device
+
+
+def shard_device(device: Any = None) -> Any:
+    """The device of this process: ``device`` (default CUDA when available), under torchrun
+    ``cuda:LOCAL_RANK``."""
+    return _rank_device(device, _dist_info()[1])
 
 
 def extract_logprobs(
@@ -289,7 +302,7 @@ def run_judge(
     progress: bool = False,
     template: Any = "pairwise_v1",
     min_verdict_mass: float = 0.5,
-    inputs: dict | None = None,
+    provenance: dict | None = None,
 ) -> pd.DataFrame:
     """The one extraction loop: any :class:`Judge` over items, resumable, sharded, with progress.
 
@@ -307,8 +320,9 @@ def run_judge(
     chunk_size : int, optional
         Prompts per :meth:`Judge.verdict_logprobs` call and per result part (default: the
         backend's ``chunk_size`` attribute, else 16). A killed run loses at most one chunk.
-    inputs : dict, optional
-        Role -> (path, rows) of input files for the manifest's provenance record.
+    provenance : dict, optional
+        The run's record (:func:`judgerisk.provenance.make_record`) kept in a new manifest
+        (default: one made here from ``sys.argv`` with the manifest as parameters).
 
     Notes
     -----
@@ -342,7 +356,16 @@ def run_judge(
     }
     size = chunk_size or getattr(backend, "chunk_size", None) or 16
     collected = _run(
-        backend, prompts, mine, tmpl, size, out_dir, rank, progress and rank == 0, manifest, inputs
+        backend,
+        prompts,
+        mine,
+        tmpl,
+        size,
+        out_dir,
+        rank,
+        progress and rank == 0,
+        manifest,
+        provenance,
     )
     results = _gather(collected, out_dir, world)
     return _assemble(items, prompts, results, name, tmpl, min_verdict_mass)
@@ -368,11 +391,11 @@ def _pending(prompts, positions, out_dir):
     return positions[~wanted.isin(finished)]
 
 
-def _run(backend, prompts, positions, tmpl, size, out_dir, rank, progress, manifest, inputs):
+def _run(backend, prompts, positions, tmpl, size, out_dir, rank, progress, manifest, provenance):
     parts_dir = None
     if out_dir is not None:
         out_dir = Path(out_dir)
-        write_manifest(out_dir, manifest, _manifest_record(manifest, inputs))
+        write_manifest(out_dir, manifest, provenance)
         parts_dir = out_dir / "parts"
         parts_dir.mkdir(parents=True, exist_ok=True)
         positions = _pending(prompts, positions, out_dir)
@@ -411,13 +434,6 @@ def _run(backend, prompts, positions, tmpl, size, out_dir, rank, progress, manif
     finally:
         bar.close()
     return collected
-
-
-def _manifest_record(manifest, inputs):
-    from judgerisk.provenance import finish_record, make_record
-
-    argv = [Path(sys.argv[0]).name or "python", *sys.argv[1:]]
-    return finish_record(make_record(argv, manifest, inputs or {}))
 
 
 def _gather(collected, out_dir, world):
