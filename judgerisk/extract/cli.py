@@ -40,12 +40,21 @@ def _positive(kind: type) -> Any:
     return parse
 
 
+class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
+    """Help with each option's default, except where it is None (the help says what happens)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``extract`` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser(
         "extract",
         help="verdict-token logprobs of a judge on items -> panel table",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_DefaultsShown,
         description="Run a judge on items (item, prompt, answer_a, answer_b[, gold]) under the "
         "chosen conditions. Backends: hf (a transformers model folder, a cached hub id or the "
         "bundled 'smollm2-135m'), gguf (a .gguf file de-quantised in-process), openai (a vLLM, "
@@ -62,9 +71,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--items", required=True, help="items .jsonl/.json/.csv/.parquet")
     p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--backend", default="hf", choices=("hf", "gguf", "openai"))
-    p.add_argument("--conditions", nargs="+", default=list(CONDITIONS), metavar="COND")
-    p.add_argument("--judge", default=None, help="judge name (default: from the model)")
+    p.add_argument("--backend", default="hf", choices=("hf", "gguf", "openai"), help="judge engine")
+    p.add_argument(
+        "--conditions", nargs="+", default=list(CONDITIONS), metavar="COND", help="conditions"
+    )
+    p.add_argument("--judge", default=None, help="judge name (None: from the model)")
     p.add_argument("--device", default=None, help="hf/gguf: cuda, cuda:1, cpu (None: cuda if any)")
     p.add_argument("--dtype", default=None, help="hf/gguf: bfloat16, float16 or float32")
     p.add_argument(
@@ -79,8 +90,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help="Jinja file overriding the tokenizer's chat template, or 'plain'",
     )
-    p.add_argument("--min-verdict-mass", type=float, default=0.5)
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument(
+        "--min-verdict-mass", type=float, default=0.5, help="warn below this P(A) + P(B)"
+    )
+    p.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bar"
+    )
     g = p.add_argument_group("openai backend")
     g.add_argument("--base-url", default=None, help="server root, e.g. http://127.0.0.1:8000")
     g.add_argument(
@@ -89,7 +104,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="the judge's tokenizer (bundled name, "
         "folder, .gguf, cached hub id); needed by the completion endpoint",
     )
-    g.add_argument("--endpoint", default="completions", choices=("completions", "chat"))
+    g.add_argument(
+        "--endpoint",
+        default="completions",
+        choices=("completions", "chat"),
+        help="completions: judgerisk renders the prompt (exact verdict slot); chat: the server does",
+    )
     g.add_argument(
         "--api-key-env",
         default=None,

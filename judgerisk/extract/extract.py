@@ -461,7 +461,8 @@ def _assemble(items, prompts, results, judge, tmpl, min_verdict_mass):
     key3 = ["item", "condition", "prompt_sha256"]
     current = pd.MultiIndex.from_frame(meta[key3].astype(object))
     keep = pd.MultiIndex.from_frame(res[key3].astype(object)).isin(current)
-    extra = int((~keep).sum())
+    cells = pd.MultiIndex.from_frame(meta[key3[:2]].astype(object))
+    extra = int((~pd.MultiIndex.from_frame(res[key3[:2]].astype(object)).isin(cells)).sum())
     merged = meta.merge(res.loc[keep], on=key3, how="left", validate="one_to_one")
     missing = merged["logprob_a"].isna().to_numpy()
     if missing.any():
