@@ -60,8 +60,8 @@ def load_tokenizer(model: str, chat_template: str | None = None) -> Any:
         if not path.is_file():
             raise FileNotFoundError(f"tokenizer {model!r}: no such .gguf file")
         return AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-    path = _local_path(str(model))
-    return _from_hub(AutoTokenizer, str(path or model))
+    local = _local_path(str(model))
+    return _from_hub(AutoTokenizer, str(local or model))
 
 
 def _hf(

@@ -227,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     }
     argv = [Path(sys.argv[0]).name, *sys.argv[1:]]
     record = make_record(argv, params, inputs, started=started)
-    described = backend.describe()
+    described = backend.describe() if hasattr(backend, "describe") else {}
     panel = run_judge(
         backend,
         args.items,

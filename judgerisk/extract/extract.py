@@ -278,7 +278,7 @@ def extract_logprobs(
         items,
         conditions,
         judge=judge,
-        chunk_size=None if batch_size == "auto" else batch_size,
+        chunk_size=None if isinstance(batch_size, str) else int(batch_size),
         out_dir=out_dir,
         progress=progress,
         template=template,
