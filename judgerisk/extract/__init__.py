@@ -1,11 +1,20 @@
-"""Verdict-logprob extraction from Hugging Face judges: items -> prompts -> panel table.
+"""Verdict-logprob extraction from any judge engine: items -> prompts -> panel table.
 
-Main entry point: :func:`extract_logprobs`. Prompts are versioned data
+Main entry points: :func:`extract_logprobs` (a transformers model or any Judge) and
+:func:`run_judge` (the one extraction loop every backend goes through); :func:`open_judge` builds
+a judge by backend name (``hf``, ``gguf``, ``openai``). Prompts are versioned data
 (``judgerisk/extract/templates/*.json``); generation baselines (verbalized confidence,
 self-consistency) live in :mod:`judgerisk.extract.generation`.
 """
 
-from judgerisk.extract.extract import canonical_logit, extract_logprobs, judge_name, prepare_prompts
+from judgerisk.extract.backends import JUDGE_BACKENDS, open_judge, register_backend
+from judgerisk.extract.extract import (
+    canonical_logit,
+    extract_logprobs,
+    judge_name,
+    prepare_prompts,
+    run_judge,
+)
 from judgerisk.extract.forward import AUTO_BATCH, last_logprobs, left_pad
 from judgerisk.extract.generation import parse_verbalized, self_consistency, verbalized_confidence
 from judgerisk.extract.judge import HFJudge, Judge, VerdictLogprobs, as_judge
@@ -21,9 +30,15 @@ from judgerisk.extract.prompts import (
     render_chat,
     render_chats,
 )
+from judgerisk.extract.remote import OpenAIJudge
 from judgerisk.extract.tokens import VerdictTokens, encode_prompt, resolve_verdict_tokens
 
 __all__ = [
+    "JUDGE_BACKENDS",
+    "OpenAIJudge",
+    "open_judge",
+    "register_backend",
+    "run_judge",
     "HFJudge",
     "Judge",
     "VerdictLogprobs",

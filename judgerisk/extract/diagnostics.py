@@ -5,7 +5,8 @@
 * :func:`verdict_mass_by_condition`: median ``P("A") + P("B")`` per condition;
 * :func:`accuracy_by_group`: accuracy against gold per condition and item group (e.g. subset);
 * :func:`first_position_rate`: how often the judge picks the answer it was shown first;
-* :func:`order_pairs`: the two answer orders side by side (the input of BPE, chapter 8).
+* :func:`order_pairs`: the two answer orders side by side (the input of BPE, chapter 8);
+* :func:`extraction_agreement`: two engines' extractions of one judge compared cell by cell.
 
 References
 ----------
@@ -24,6 +25,7 @@ import pandas as pd
 from judgerisk.panel import CONDITIONS, validate_panel
 
 __all__ = [
+    "extraction_agreement",
     "verdict_slot_top_tokens",
     "verdict_mass_by_condition",
     "accuracy_by_group",
@@ -200,3 +202,51 @@ def always_first(
     out["judge"] = judge
     out["logit"] = np.where(out["swapped"].to_numpy(bool), -margin, margin)
     return validate_panel(out, conditions=None)
+
+
+def extraction_agreement(panel_a: pd.DataFrame, panel_b: pd.DataFrame) -> dict:
+    """How closely two extractions of the same judge on the same prompts agree.
+
+    Used to compare engines (in-process transformers against a server, book chapter
+    "Extracting log-probabilities"): cells are matched on ``(item, condition)``.
+
+    Returns
+    -------
+    dict
+        ``cells``; ``verdict_agreement`` (share of cells whose canonical logit has the same
+        sign); ``logit_r`` (Pearson correlation of the logits); ``max_abs_logit_diff``,
+        ``median_abs_logit_diff``; ``max_abs_logprob_diff`` over ``logprob_a`` and
+        ``logprob_b``; ``bounded`` (cells marked as top-k bounds in either).
+
+    Notes
+    -----
+    .. math:: r = \\operatorname{corr}(m^{(a)}, m^{(b)}), \\qquad
+              \\Delta = \\max_{ic} |m^{(a)}_{ic} - m^{(b)}_{ic}|.
+    """
+    cols = ["item", "condition", "logit", "logprob_a", "logprob_b"]
+    both = panel_a[cols + (["bounded"] if "bounded" in panel_a else [])].merge(
+        panel_b[cols + (["bounded"] if "bounded" in panel_b else [])],
+        on=["item", "condition"],
+        suffixes=("_a", "_b"),
+        validate="one_to_one",
+    )
+    if len(both) == 0:
+        raise ValueError("the two panels share no (item, condition) cell")
+    la, lb = both["logit_a"].to_numpy(float), both["logit_b"].to_numpy(float)
+    lp = np.abs(
+        both[["logprob_a_a", "logprob_b_a"]].to_numpy(float)
+        - both[["logprob_a_b", "logprob_b_b"]].to_numpy(float)
+    )
+    bounded = np.zeros(len(both), bool)
+    for col in ("bounded_a", "bounded_b", "bounded"):
+        if col in both:
+            bounded |= both[col].to_numpy(bool)
+    return {
+        "cells": int(len(both)),
+        "verdict_agreement": float(np.mean(np.sign(la) == np.sign(lb))),
+        "logit_r": float(np.corrcoef(la, lb)[0, 1]) if len(both) > 1 else float("nan"),
+        "max_abs_logit_diff": float(np.max(np.abs(la - lb))),
+        "median_abs_logit_diff": float(np.median(np.abs(la - lb))),
+        "max_abs_logprob_diff": float(lp.max()),
+        "bounded": int(bounded.sum()),
+    }

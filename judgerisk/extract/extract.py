@@ -9,6 +9,7 @@ Methods reference §1 (panel table, canonical orientation); the instance-level p
 from __future__ import annotations
 
 import atexit
+import hashlib
 import os
 import time
 import warnings
@@ -21,14 +22,28 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._progress import progress_bar
-from judgerisk.extract.forward import iter_batches, prepare_model, resolve_device
+from judgerisk.extract.forward import resolve_device
 from judgerisk.extract.judge import HFJudge, Judge
-from judgerisk.extract.parts import next_sequence, read_parts, write_manifest, write_part
+from judgerisk.extract.parts import (
+    PART_COLUMNS,
+    next_sequence,
+    read_parts,
+    write_manifest,
+    write_part,
+)
 from judgerisk.extract.prompts import build_prompts, load_template, read_items, render_chats
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
 from judgerisk.panel import CONDITIONS, validate_panel
 
-__all__ = ["extract_logprobs", "judge_name", "prepare_prompts", "canonical_logit"]
+__all__ = [
+    "extract_logprobs",
+    "run_judge",
+    "shard_device",
+    "prompt_sha256",
+    "judge_name",
+    "prepare_prompts",
+    "canonical_logit",
+]
 
 
 def judge_name(model: Any) -> str:
@@ -140,6 +155,12 @@ def _rank_device(device, world: int):
     return device
 
 
+def shard_device(device: Any = None) -> Any:
+    """The device of this process: ``device`` (default CUDA when available), under torchrun
+    ``cuda:LOCAL_RANK``."""
+    return _rank_device(device, _dist_info()[1])
+
+
 def extract_logprobs(
     model: Any,
     tokenizer: Any,
@@ -224,119 +245,182 @@ def extract_logprobs(
     conditions = tuple(conditions)
     if "original" not in conditions:
         raise ValueError(f"conditions must include 'original', got {conditions}")
+    if enable_thinking:
+        raise ValueError(
+            "enable_thinking=True: a thinking judge writes <think> before its verdict, so the "
+            "first-token verdict log-probabilities would be meaningless. Extraction needs "
+            "enable_thinking=False (the rendered prompt is checked)."
+        )
+    rank, world = _dist_info()
     if isinstance(model, Judge):
         if tokenizer is not None:
             raise ValueError("pass tokenizer=None with a Judge (it brings its own)")
-        if not isinstance(model, HFJudge):
-            return _extract_with_judge(
-                model, items, conditions, judge, template, enable_thinking, min_verdict_mass
+        given = {"device": device, "dtype": dtype, "chat_template": chat_template}
+        given = {k: v for k, v in given.items() if v is not None}
+        if given:
+            raise ValueError(
+                f"{sorted(given)} cannot be applied to a ready Judge ({type(model).__name__}); "
+                "set them when building it (e.g. HFJudge(..., dtype=...))"
             )
-        judge = judge if judge is not None else model.name
-        chat_template = chat_template if chat_template is not None else model.chat_template
-        model, tokenizer = model.model, model.tokenizer
-    items, prompts, vt, tmpl = prepare_prompts(
-        tokenizer,
+        backend = model
+    else:
+        backend = HFJudge(
+            model,
+            tokenizer,
+            name=judge,
+            device=_rank_device(device, world),
+            dtype=dtype,
+            chat_template=chat_template,
+            batch_size=batch_size,
+        )
+    return run_judge(
+        backend,
         items,
         conditions,
-        template=template,
-        chat_template=chat_template,
-        enable_thinking=enable_thinking,
-    )
-    rank, world = _dist_info()
-    dev = _rank_device(device, world)
-    model, in_dev = prepare_model(model, dev, dtype)
-    judge = str(judge) if judge is not None else judge_name(model)
-    pad_id = tokenizer.pad_token_id
-    if pad_id is None:
-        pad_id = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
-
-    lengths = prompts["prompt_tokens"].to_numpy()
-    order = np.lexsort((np.arange(len(prompts)), -lengths))  # longest first, stable
-    mine = order[rank::world]
-    results = _run(
-        model,
-        prompts,
-        mine,
-        vt,
-        batch_size=batch_size,
-        pad_id=pad_id,
-        device=in_dev,
+        judge=judge,
+        chunk_size=None if isinstance(batch_size, str) else int(batch_size),
         out_dir=out_dir,
-        rank=rank,
-        progress=progress and rank == 0,
-        manifest={
-            "judge": judge,
-            "template": tmpl.name,
-            "template_hash": tmpl.hash,
-            "token_a": vt.token_a,
-            "token_b": vt.token_b,
-            "id_a": vt.id_a,
-            "id_b": vt.id_b,
-        },
+        progress=progress,
+        template=template,
+        min_verdict_mass=min_verdict_mass,
     )
-    results = _gather(results, out_dir, world)
-    return _assemble(items, prompts, results, judge, tmpl, vt, min_verdict_mass)
 
 
-def _extract_with_judge(judge, items, conditions, name, template, enable_thinking, min_mass):
-    """The backend-neutral path: render, ask the Judge for verdict log-probs, assemble."""
-    if enable_thinking:
-        raise ValueError("enable_thinking must be False for verdict log-probabilities")
-    items = read_items(items)
+def prompt_sha256(texts: Sequence[str]) -> np.ndarray:
+    """SHA-256 hex digest of each rendered prompt (the per-cell resume key)."""
+    return np.array([hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts], dtype=object)
+
+
+def run_judge(
+    backend: Judge,
+    items: Any,
+    conditions: Sequence[str] = CONDITIONS,
+    *,
+    judge: str | None = None,
+    chunk_size: int | None = None,
+    out_dir: str | os.PathLike | None = None,
+    progress: bool = False,
+    template: Any = "pairwise_v1",
+    min_verdict_mass: float = 0.5,
+    provenance: dict | None = None,
+) -> pd.DataFrame:
+    """The one extraction loop: any :class:`Judge` over items, resumable, sharded, with progress.
+
+    Every backend (in-process transformers, a GGUF file, an OpenAI-compatible server) is asked
+    only for :meth:`Judge.verdict_logprobs` of chunks of rendered prompts; resume, torchrun
+    sharding, progress, the verdict-mass diagnostic and the provenance record wrap that call.
+
+    Parameters
+    ----------
+    backend : Judge
+    items, conditions, out_dir, progress, template, min_verdict_mass
+        As in :func:`extract_logprobs`.
+    judge : str, optional
+        Judge name in the table (default ``backend.name``).
+    chunk_size : int, optional
+        Prompts per :meth:`Judge.verdict_logprobs` call and per result part (default: the
+        backend's ``chunk_size`` attribute, else 16). A killed run loses at most one chunk.
+    provenance : dict, optional
+        The run's record (:func:`judgerisk.provenance.make_record`) kept in a new manifest
+        (default: one made here from ``sys.argv`` with the manifest as parameters).
+
+    Notes
+    -----
+    Resume key: ``out_dir/manifest.json`` holds the judge name, the template hash and the
+    backend's :meth:`Judge.describe` (model files' SHA-256, dtype, chat template hash, server
+    model); a different one is refused. Each stored cell carries the SHA-256 of its rendered
+    prompt (item text + template + chat template + prefill), and a cell whose prompt changed is
+    computed again. Cells whose verdict token was outside a server's top-k list hold the bound
+    and are marked (``bounded_a``, ``bounded_b``; see :func:`extract_logprobs`).
+    """
     tmpl = load_template(template)
     if tmpl.kind != "verdict":
         raise ValueError(f"template {tmpl.name!r} is of kind {tmpl.kind!r}, need 'verdict'")
-    prompts = build_prompts(items, tmpl, conditions)
-    prompts["text"] = judge.render(
+    items = read_items(items)
+    prompts = build_prompts(items, tmpl, tuple(conditions))
+    prompts["text"] = backend.render(
         list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill
     )
-    res = judge.verdict_logprobs(list(prompts["text"]), tuple(tmpl.verdict_tokens))
-    prompts["prompt_tokens"] = np.asarray(res.prompt_tokens, dtype=np.int64)
-    results = pd.DataFrame(
-        {
-            "item": prompts["item"].to_numpy(),
-            "condition": prompts["condition"].to_numpy(),
-            "logprob_a": res.logprobs[:, 0],
-            "logprob_b": res.logprobs[:, 1],
-            "prompt_tokens": prompts["prompt_tokens"].to_numpy(),
-        }
+    prompts["prompt_sha256"] = prompt_sha256(prompts["text"])
+    name = str(judge) if judge is not None else backend.name
+    rank, world = _dist_info()
+    lengths = prompts["text"].str.len().to_numpy()
+    order = np.lexsort((np.arange(len(prompts)), -lengths))  # longest first, stable
+    mine = order[rank::world]
+    manifest = {
+        "judge": name,
+        "template": tmpl.name,
+        "template_hash": tmpl.hash,
+        "verdicts": list(tmpl.verdict_tokens),
+        "judge_backend": backend.describe() if hasattr(backend, "describe") else {},
+    }
+    size = chunk_size or getattr(backend, "chunk_size", None) or 16
+    collected = _run(
+        backend,
+        prompts,
+        mine,
+        tmpl,
+        size,
+        out_dir,
+        rank,
+        progress and rank == 0,
+        manifest,
+        provenance,
     )
-    name = str(name) if name is not None else judge.name
-    return _assemble(items, prompts, results, name, tmpl, res.tokens, min_mass)
+    results = _gather(collected, out_dir, world)
+    return _assemble(items, prompts, results, name, tmpl, min_verdict_mass)
 
 
-def _run(
-    model, prompts, positions, vt, *, batch_size, pad_id, device, out_dir, rank, progress, manifest
-):
-    keys = prompts[["item", "condition"]]
+def _pending(prompts, positions, out_dir):
+    """Positions whose (item, condition, prompt hash) has no stored result; warn about stale ones."""
+    done = read_parts(out_dir)
+    if not len(done):
+        return positions
+    key = ["item", "condition", "prompt_sha256"]
+    finished = pd.MultiIndex.from_frame(done[key].astype(object))
+    wanted = pd.MultiIndex.from_frame(prompts[key].iloc[positions].astype(object))
+    stale = pd.MultiIndex.from_frame(done[key[:2]].astype(object)).isin(
+        pd.MultiIndex.from_frame(prompts[key[:2]].astype(object))
+    ) & ~finished.isin(pd.MultiIndex.from_frame(prompts[key].astype(object)))
+    if stale.any():
+        warnings.warn(
+            f"{int(stale.sum())} stored result(s) in {out_dir} were computed from a different "
+            "prompt (item text, template or chat template changed); they are computed again",
+            stacklevel=4,
+        )
+    return positions[~wanted.isin(finished)]
+
+
+def _run(backend, prompts, positions, tmpl, size, out_dir, rank, progress, manifest, provenance):
     parts_dir = None
     if out_dir is not None:
         out_dir = Path(out_dir)
-        write_manifest(out_dir, manifest)
+        write_manifest(out_dir, manifest, provenance)
         parts_dir = out_dir / "parts"
         parts_dir.mkdir(parents=True, exist_ok=True)
-        done = read_parts(out_dir)
-        if len(done):
-            finished = pd.MultiIndex.from_frame(done[["item", "condition"]].astype(object))
-            mine_keys = pd.MultiIndex.from_frame(keys.iloc[positions].astype(object))
-            positions = positions[~mine_keys.isin(finished)]
-    seqs = prompts["input_ids"].to_numpy()[positions]
+        positions = _pending(prompts, positions, out_dir)
     collected = []
     seq_no = next_sequence(parts_dir, rank) if parts_dir is not None else 0
     bar = progress_bar(total=len(positions), unit="prompt", enabled=progress, desc="extract")
     n_tok, t0 = 0, time.perf_counter()
+    texts = prompts["text"].to_numpy()
     try:
-        for pos, lp, ntok in iter_batches(
-            model, seqs, (vt.id_a, vt.id_b), batch_size=batch_size, pad_id=pad_id, device=device
-        ):
-            rows = positions[pos]
+        for start in range(0, len(positions), size):
+            rows = positions[start : start + size]
+            res = backend.verdict_logprobs(list(texts[rows]), tuple(tmpl.verdict_tokens))
+            bounded = res.bounded if res.bounded is not None else np.zeros((len(rows), 2), bool)
             frame = pd.DataFrame(
                 {
-                    "item": keys["item"].to_numpy()[rows],
-                    "condition": keys["condition"].to_numpy()[rows],
-                    "logprob_a": lp[:, 0],
-                    "logprob_b": lp[:, 1],
-                    "prompt_tokens": prompts["prompt_tokens"].to_numpy()[rows],
+                    "item": prompts["item"].to_numpy()[rows],
+                    "condition": prompts["condition"].to_numpy()[rows],
+                    "prompt_sha256": prompts["prompt_sha256"].to_numpy()[rows],
+                    "logprob_a": np.asarray(res.logprobs, float)[:, 0],
+                    "logprob_b": np.asarray(res.logprobs, float)[:, 1],
+                    "bounded_a": bounded[:, 0],
+                    "bounded_b": bounded[:, 1],
+                    "prompt_tokens": np.asarray(res.prompt_tokens, np.int64),
+                    "token_a": res.tokens.token_a,
+                    "token_b": res.tokens.token_b,
                 }
             )
             if parts_dir is not None:
@@ -344,7 +428,7 @@ def _run(
                 seq_no += 1
             else:
                 collected.append(frame)
-            n_tok += ntok
+            n_tok += int(frame["prompt_tokens"].sum())
             bar.update(len(rows))
             bar.set_postfix(tok_s=f"{n_tok / max(time.perf_counter() - t0, 1e-9):.0f}")
     finally:
@@ -365,19 +449,21 @@ def _gather(collected, out_dir, world):
     if out_dir is not None:
         return read_parts(out_dir)
     if not collected:
-        return pd.DataFrame(
-            columns=["item", "condition", "logprob_a", "logprob_b", "prompt_tokens"]
-        )
+        return pd.DataFrame({c: [] for c in PART_COLUMNS})
     return pd.concat(collected, ignore_index=True)
 
 
-def _assemble(items, prompts, results, judge, tmpl, vt, min_verdict_mass):
-    meta = prompts[["item", "condition", "swapped"]].copy()
-    res = results.drop(columns="prompt_tokens").copy()
+def _assemble(items, prompts, results, judge, tmpl, min_verdict_mass):
+    meta = prompts[["item", "condition", "swapped", "prompt_sha256"]].copy()
+    res = results.copy()
     res["item"] = res["item"].astype(meta["item"].dtype)
     res["condition"] = res["condition"].astype(meta["condition"].dtype)
-    merged = meta.merge(res, on=["item", "condition"], how="left", validate="one_to_one")
-    merged["prompt_tokens"] = prompts["prompt_tokens"].to_numpy()
+    key3 = ["item", "condition", "prompt_sha256"]
+    current = pd.MultiIndex.from_frame(meta[key3].astype(object))
+    keep = pd.MultiIndex.from_frame(res[key3].astype(object)).isin(current)
+    cells = pd.MultiIndex.from_frame(meta[key3[:2]].astype(object))
+    extra = int((~pd.MultiIndex.from_frame(res[key3[:2]].astype(object)).isin(cells)).sum())
+    merged = meta.merge(res.loc[keep], on=key3, how="left", validate="one_to_one")
     missing = merged["logprob_a"].isna().to_numpy()
     if missing.any():
         raise RuntimeError(
@@ -385,28 +471,26 @@ def _assemble(items, prompts, results, judge, tmpl, vt, min_verdict_mass):
             f"first: {merged.loc[missing, ['item', 'condition']].head(5).to_dict('records')}. "
             "Rerun with the same out_dir to finish them."
         )
-    extra = len(res) - len(merged)
     if extra > 0:
         warnings.warn(
             f"{extra} stored result(s) in out_dir are not in this request; ignored", stacklevel=3
         )
+    tokens = merged[["token_a", "token_b"]].drop_duplicates()
+    if len(tokens) != 1:
+        raise RuntimeError(
+            f"the verdict tokens differ between prompts: {tokens.to_dict('records')[:5]}; the "
+            "judge resolved them differently (a changed tokenizer?). Use a new output folder."
+        )
+    token_a, token_b = (str(t) for t in tokens.iloc[0])
+    merged["bounded"] = merged["bounded_a"].astype(bool) | merged["bounded_b"].astype(bool)
     la, lb = merged["logprob_a"].to_numpy(float), merged["logprob_b"].to_numpy(float)
     merged["logit"] = canonical_logit(la, lb, merged["swapped"].to_numpy())
     merged["verdict_mass"] = np.exp(la) + np.exp(lb)
-    low = merged["verdict_mass"].to_numpy() < min_verdict_mass
-    if low.any():
-        by_cond = merged.loc[low, "condition"].value_counts().to_dict()
-        warnings.warn(
-            f"low verdict mass: {int(low.sum())} of {len(merged)} prompts give P('{vt.token_a}') "
-            f"+ P('{vt.token_b}') < {min_verdict_mass} (median "
-            f"{float(np.median(merged['verdict_mass'])):.3g}; by condition {by_cond}). The judge "
-            "may not be answering with a verdict token at this slot.",
-            stacklevel=3,
-        )
+    _mass_diagnostic(merged, token_a, token_b, min_verdict_mass)
     merged["judge"] = judge
     merged["template"] = tmpl.name
     merged["template_hash"] = tmpl.hash
-    merged["token_a"], merged["token_b"] = vt.token_a, vt.token_b
+    merged["token_a"], merged["token_b"] = token_a, token_b
     if "gold" in items.columns and items["gold"].notna().all():
         merged["gold"] = merged["item"].map(dict(zip(items["item"], items["gold"], strict=True)))
     cols = (
@@ -417,6 +501,7 @@ def _assemble(items, prompts, results, judge, tmpl, vt, min_verdict_mass):
             "logprob_a",
             "logprob_b",
             "verdict_mass",
+            "bounded",
             "prompt_tokens",
             "template",
             "template_hash",
@@ -425,4 +510,29 @@ def _assemble(items, prompts, results, judge, tmpl, vt, min_verdict_mass):
         ]
     )
     allowed = CONDITIONS if set(prompts["condition"]) <= set(CONDITIONS) else None
+    merged["prompt_tokens"] = merged["prompt_tokens"].astype(np.int64)
     return validate_panel(merged[cols], conditions=allowed)
+
+
+def _mass_diagnostic(merged, token_a, token_b, min_verdict_mass):
+    """Warn (with counts by condition) about low verdict mass and top-k bounded cells."""
+    low = merged["verdict_mass"].to_numpy() < min_verdict_mass
+    bounded = merged["bounded"].to_numpy()
+    if low.any():
+        by_cond = merged.loc[low, "condition"].value_counts().to_dict()
+        warnings.warn(
+            f"low verdict mass: {int(low.sum())} of {len(merged)} prompts give P('{token_a}') "
+            f"+ P('{token_b}') < {min_verdict_mass} (median "
+            f"{float(np.median(merged['verdict_mass'])):.3g}; by condition {by_cond}). The judge "
+            "may not be answering with a verdict token at this slot.",
+            stacklevel=4,
+        )
+    if bounded.any():
+        by_cond = merged.loc[bounded, "condition"].value_counts().to_dict()
+        warnings.warn(
+            f"top-k bound: in {int(bounded.sum())} of {len(merged)} prompts a verdict token was "
+            f"not in the server's top-k list (by condition {by_cond}); its log-probability is "
+            "the k-th one (an upper bound), so the logit there is a bound toward the listed "
+            "verdict (column 'bounded'). Ask for more top log-probabilities to remove it.",
+            stacklevel=4,
+        )

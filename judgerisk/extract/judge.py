@@ -22,7 +22,8 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from judgerisk.extract.forward import iter_batches, left_pad, prepare_model
+from judgerisk.extract.fingerprint import model_fingerprint, text_sha256
+from judgerisk.extract.forward import AUTO_BATCH, iter_batches, left_pad, prepare_model
 from judgerisk.extract.prompts import render_chats
 from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
 
@@ -40,16 +41,26 @@ class VerdictLogprobs(NamedTuple):
         ``(n,)`` int64 prompt lengths in the judge's tokens.
     tokens : VerdictTokens
         The resolved verdict tokens (ids and strings).
+    bounded : numpy.ndarray or None
+        ``(n, 2)`` bool, or None when every value is exact: True where a backend saw only the top-k
+        list and the verdict was not in it, so the value is an upper bound (the k-th log-prob).
     """
 
     logprobs: np.ndarray
     prompt_tokens: np.ndarray
     tokens: VerdictTokens
+    bounded: np.ndarray | None = None
 
 
 @runtime_checkable
 class Judge(Protocol):
-    """An LLM judge backend (structural type: any object with these members is a Judge)."""
+    """An LLM judge backend (structural type: any object with these members is a Judge).
+
+    Optional members used by :func:`~judgerisk.extract.extract.run_judge` when present:
+    ``describe() -> dict`` (what identifies the judge's numbers: model files' hash, dtype, chat
+    template, server model; part of the resume manifest, so a resumed run with a different judge
+    is refused) and ``chunk_size`` (prompts per :meth:`verdict_logprobs` call).
+    """
 
     @property
     def name(self) -> str:
@@ -127,6 +138,9 @@ class HFJudge:
         self.batch_size = batch_size
         self.generate_batch_size = int(generate_batch_size)
         self._name = name
+        self._described: dict | None = None
+        auto = AUTO_BATCH.get(getattr(self.input_device, "type", "cpu"), AUTO_BATCH["cpu"])[0]
+        self.chunk_size = auto if batch_size == "auto" else int(batch_size)
         pad = tokenizer.pad_token_id
         self.pad_id = int(pad if pad is not None else (tokenizer.eos_token_id or 0))
 
@@ -140,6 +154,21 @@ class HFJudge:
             getattr(model, "config", None), "_name_or_path", ""
         )
         return str(path).rstrip("/").split("/")[-1] or type(model).__name__
+
+    def describe(self) -> dict:
+        """Backend, model files' SHA-256, dtype and chat template hash (the resume key)."""
+        if self._described is None:
+            self._described = {
+                "backend": "hf",
+                **model_fingerprint(self.model),
+                "dtype": str(next(self.model.parameters()).dtype).replace("torch.", ""),
+                "chat_template_sha256": text_sha256(
+                    self.chat_template
+                    if self.chat_template is not None
+                    else getattr(self.tokenizer, "chat_template", None)
+                ),
+            }
+        return self._described
 
     def render(
         self, conversations: Sequence[list[dict]], *, assistant_prefill: str = ""

@@ -5,8 +5,8 @@ Layout of an output folder::
     out_dir/manifest.json                       judge, template hash, verdict ids, ... of the run
     out_dir/parts/part-r000-000000-n16.parquet  one file per finished batch (rank, sequence, rows)
 
-A part is written to a hidden temporary file, flushed, fsynced and renamed, so a visible part is
-always complete; a killed run loses at most the batch in flight. A part that cannot be read, has
+A part is written to a hidden temporary file and renamed (:func:`judgerisk.panel.atomic_write`),
+so a visible part is always complete; a killed run loses at most the batch in flight. A part that cannot be read, has
 the wrong row count or columns, or holds non-finite values is renamed ``*.corrupt`` (with a
 warning) and its prompts are computed again.
 """
@@ -23,29 +23,32 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgerisk.panel import atomic_write
+
 __all__ = ["PART_COLUMNS", "write_manifest", "write_part", "read_parts", "next_sequence"]
 
-PART_COLUMNS = ("item", "condition", "logprob_a", "logprob_b", "prompt_tokens")
+PART_COLUMNS = (
+    "item",
+    "condition",
+    "prompt_sha256",
+    "logprob_a",
+    "logprob_b",
+    "bounded_a",
+    "bounded_b",
+    "prompt_tokens",
+    "token_a",
+    "token_b",
+)
 _PART_RE = re.compile(r"^part-r(\d+)-(\d+)-n(\d+)\.parquet$")
-
-
-def _atomic_write_bytes(path: Path, write) -> None:
-    tmp = path.with_name(f".tmp-{path.name}.{os.getpid()}")
-    try:
-        with open(tmp, "wb") as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
 
 
 def write_manifest(out_dir: Path, manifest: dict, provenance: dict | None = None) -> None:
     """Write ``manifest.json`` or check it against an existing one.
 
-    A new manifest also holds the run's provenance record under ``"provenance"``
+    The manifest holds what identifies the numbers (judge, template hash, and the judge's
+    :meth:`~judgerisk.extract.judge.Judge.describe`: model files' hash, dtype, chat template);
+    each stored cell also carries the SHA-256 of its rendered prompt, so a changed item text is
+    recomputed. A new manifest also holds the run's provenance record under ``"provenance"``
     (:func:`judgerisk.provenance.make_record`: version, command line, library versions, start
     time; default: made here from ``sys.argv`` with the manifest as parameters). A resumed run
     keeps the first run's record; the record is not part of the comparison.
@@ -53,7 +56,8 @@ def write_manifest(out_dir: Path, manifest: dict, provenance: dict | None = None
     Raises
     ------
     ValueError
-        If the folder holds results of a different run (judge, template, verdict ids differ).
+        If the folder holds results of a different run (judge, template, model, dtype or chat
+        template differ), naming the differing fields.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "manifest.json"
@@ -75,7 +79,7 @@ def write_manifest(out_dir: Path, manifest: dict, provenance: dict | None = None
         provenance = finish_record(make_record(argv, manifest))
     stored = {**manifest, "provenance": provenance}
     text = json.dumps(stored, indent=2, sort_keys=True, default=str) + "\n"
-    _atomic_write_bytes(path, lambda fh: fh.write(text.encode("utf-8")))
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def next_sequence(parts_dir: Path, rank: int) -> int:
@@ -96,7 +100,7 @@ def write_part(parts_dir: Path, rank: int, seq: int, frame: pd.DataFrame) -> Pat
     parts_dir.mkdir(parents=True, exist_ok=True)
     path = parts_dir / f"part-r{rank:03d}-{seq:06d}-n{len(frame)}.parquet"
     table = pa.Table.from_pandas(frame[list(PART_COLUMNS)], preserve_index=False)
-    _atomic_write_bytes(path, lambda fh: pq.write_table(table, fh))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
     return path
 
 
@@ -117,7 +121,8 @@ def read_parts(out_dir: str | os.PathLike) -> pd.DataFrame:
     """Read and merge all valid parts of an output folder (all ranks).
 
     Corrupt parts are renamed ``*.corrupt`` with a warning and left out, so their prompts count
-    as not done. A (item, condition) pair found in several parts keeps its first occurrence
+    as not done (a part of an older layout, without prompt hashes, is set aside the same way). An
+    (item, condition, prompt hash) found in several parts keeps its first occurrence
     (by file name), with a warning giving the count.
 
     Returns
@@ -149,10 +154,10 @@ def read_parts(out_dir: str | os.PathLike) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame({c: [] for c in PART_COLUMNS})
     out = pd.concat(frames, ignore_index=True)
-    dup = out.duplicated(["item", "condition"], keep="first")
+    dup = out.duplicated(["item", "condition", "prompt_sha256"], keep="first")
     if dup.any():
         warnings.warn(
-            f"{int(dup.sum())} (item, condition) result(s) appear in more than one part; "
+            f"{int(dup.sum())} (item, condition, prompt) result(s) appear in more than one part; "
             "keeping the first",
             stacklevel=2,
         )

@@ -162,7 +162,17 @@ def load_template(template: str | Path | dict | Template = "pairwise_v1") -> Tem
         return Template.from_record(template)
     path = Path(template)
     if path.suffix == ".json" and path.exists():
-        return Template.from_record(json.loads(path.read_text(encoding="utf-8")))
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(record, dict):
+                raise ValueError("not a JSON object")
+            return Template.from_record(record)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"template {path}: line {exc.lineno}: not valid JSON ({exc.msg})"
+            ) from None
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:
+            raise ValueError(f"template {path}: {exc}") from None
     names = list_templates()
     if str(template) not in names:
         raise ValueError(f"unknown template {str(template)!r}; shipped templates: {names}")
@@ -189,36 +199,65 @@ def read_items(items: Any) -> pd.DataFrame:
         Naming missing columns, duplicate item ids, and rows with empty or missing text, or gold
         values other than "A"/"B".
     """
-    if not isinstance(items, pd.DataFrame):
-        path = Path(items)
-        if not path.exists():
-            raise FileNotFoundError(f"items file not found: {path}")
-        suffix = path.suffix.lower()
-        if suffix in (".jsonl", ".ndjson"):
-            items = pd.read_json(path, lines=True, dtype=False)
-        elif suffix == ".json":
-            items = pd.read_json(path, dtype=False)
-        elif suffix == ".csv":
-            items = pd.read_csv(path, keep_default_na=False)
-        elif suffix == ".parquet":
-            items = pd.read_parquet(path)
-        else:
-            raise ValueError(f"items file {path} must be .jsonl, .json, .csv or .parquet")
+    if isinstance(items, pd.DataFrame):
+        return _check_items(items)
+    path = Path(items)
+    frame = _read_items_file(path)
+    try:
+        return _check_items(frame)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _read_items_file(path: Path) -> pd.DataFrame:
+    """An items file as given (ids as text stay text); errors name the file (and line)."""
+    from judgerisk.panel import read_table
+
+    if not path.exists():
+        raise FileNotFoundError(f"items file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson", ".parquet"):
+        return read_table(path)
+    if suffix not in (".json", ".csv"):
+        raise ValueError(f"items file {path} must be .jsonl, .json, .csv or .parquet")
+    try:
+        if suffix == ".csv":  # every cell as written: "007" and "NA" are text
+            return pd.read_csv(path, dtype=str, keep_default_na=False)
+        return pd.read_json(path, dtype=False)
+    except ValueError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"{path}: cannot read it as {suffix} ({first})") from None
+
+
+def _check_items(items: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in ITEM_COLUMNS if c not in items.columns]
     if missing:
         raise ValueError(
             f"items are missing column(s) {missing}; need {list(ITEM_COLUMNS)} (+ optional gold), "
             f"got {list(items.columns)}"
         )
+    if items.columns.duplicated().any():
+        dup = sorted(set(items.columns[items.columns.duplicated()]))
+        raise ValueError(f"duplicate column(s) {dup}")
     out = items.reset_index(drop=True).copy()
     if len(out) == 0:
         raise ValueError("items table is empty")
     if out["item"].isna().any():
         rows = list(out.index[out["item"].isna()][:10])
         raise ValueError(f"column 'item' has missing ids at rows {rows}")
+    odd = out["item"].map(lambda v: isinstance(v, dict | list | tuple | set))
+    if odd.any():
+        rows = list(out.index[odd][:10])
+        raise ValueError(
+            f"column 'item' holds non-scalar ids (objects or lists) at rows {rows}: "
+            f"{out.loc[odd, 'item'].iloc[0]!r}"
+        )
     dup = out["item"].duplicated(keep=False)
     if dup.any():
-        raise ValueError(f"duplicate item ids: {list(pd.unique(out.loc[dup, 'item']))[:10]}")
+        rows = list(out.index[dup][:10])
+        raise ValueError(
+            f"duplicate item ids {list(pd.unique(out.loc[dup, 'item']))[:10]} at rows {rows}"
+        )
     for col in ITEM_COLUMNS[1:]:
         values = out[col]
         bad = values.isna() | (values.astype(str).str.strip() == "")
