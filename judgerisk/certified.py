@@ -75,6 +75,7 @@ from judgerisk.risk.registry import COMPONENTS
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
+from judgerisk.selective.registry import SELECTORS, get_selector
 from judgerisk.selective.scope import Scope
 from judgerisk.validation import (
     DEFAULT_ACCELERATE,
@@ -230,6 +231,12 @@ def score_panel(
         out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(items)
     out.attrs["seeds"] = list(range(seed, s))
     return out
+
+
+def score_selectors() -> list[str]:
+    """The registered selectors that read an uncertainty score or none (built in: vanilla,
+    naive, SCOPE), compared on every risk score by :func:`certify_panel`."""
+    return [m for m in SELECTORS if get_selector(m).needs in (None, "uncertainty")]
 
 
 def accelerate_options(accelerate: str | None = DEFAULT_ACCELERATE) -> dict[str, Any]:
@@ -575,7 +582,7 @@ def certify_panel(
             scores.loc[items, col].to_numpy(dtype=np.float64),
             scores.loc[items, verdict].to_numpy(),
             g,
-            methods=("vanilla", "naive", "scope"),
+            methods=score_selectors(),
             **kw,
         )
         registered = col in risk_registry.RISK_SCORES
@@ -586,7 +593,7 @@ def certify_panel(
             single.loc[items, "bpe"].to_numpy(),
             single.loc[items, "verdict"].to_numpy(),
             g,
-            methods=("vanilla", "naive", "scope"),
+            methods=score_selectors(),
             **kw,
         )
         frames.append(tab.assign(score=f"BPE ({judge})"))

@@ -95,5 +95,5 @@ def check_alpha(alpha: float | str) -> float:
     except (TypeError, ValueError):
         raise OptionError(f"alpha must be a number in (0, 1), got {alpha!r}") from None
     if not 0.0 < a < 1.0:
-        raise OptionError(f"alpha must lie in (0, 1), got {alpha!r}")
+        raise OptionError(f"alpha must be in (0, 1), got {alpha!r}")
     return a

@@ -45,3 +45,49 @@ def test_a_failing_plugin_is_skipped_with_a_warning(monkeypatch):
         warnings.simplefilter("always")
         assert plugins.load_entry_points("judgerisk.selectors") == []
     assert any("'bad'" in str(w.message) for w in caught)
+
+
+def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_decisions():
+    import numpy as np
+
+    from judgerisk.certified import score_selectors
+    from judgerisk.selective.protocol import split_protocol
+    from judgerisk.selective.registry import SELECTORS, register_selector, unregister_selector
+
+    class MedianKernel:
+        """Accept the test items at or below the calibration median of the uncertainty."""
+
+        cells = 0
+
+        def __init__(self, inputs, errors, alphas, n_cal, settings):
+            self.u, self.e, self.n_alphas = inputs["uncertainty"], errors, len(alphas)
+
+        def block(self, cal):
+            u = np.where(cal, self.u, np.nan)
+            thr = np.nanmedian(u, axis=1)
+            acc = (~cal) & (self.u[None, :] <= thr[:, None])
+            return [(acc.sum(1), (acc & self.e).sum(1), thr)] * self.n_alphas
+
+    def reference(x_cal, e_cal, x_test, alpha, settings):
+        thr = float(np.median(x_cal))
+        return thr, x_test <= thr
+
+    register_selector(
+        "median", needs="uncertainty", kernel=MedianKernel, reference=reference, label="Median"
+    )
+    try:
+        assert "median" in SELECTORS and "median" in score_selectors()
+        rng = np.random.default_rng(0)
+        u = rng.random(80)
+        gold = rng.integers(0, 2, 80)
+        pred = np.where(rng.random(80) < 0.8, gold, 1 - gold)
+        fast = split_protocol(u, pred, gold, n_splits=20)
+        slow = split_protocol(u, pred, gold, n_splits=20, loop=True)
+        assert "median" in set(fast["method"])
+        cols = ["n_accepted", "n_errors", "threshold"]
+        m_fast = fast[fast["method"] == "median"][cols].to_numpy()
+        m_slow = slow[slow["method"] == "median"][cols].to_numpy()
+        np.testing.assert_allclose(m_fast, m_slow)
+    finally:
+        unregister_selector("median")
+    assert "median" not in SELECTORS
