@@ -68,6 +68,7 @@ from judgerisk.panel import (
     gold_labels,
     to_wide,
     validate_panel,
+    validate_scores,
 )
 from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
@@ -256,20 +257,6 @@ def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
     return error_labels(verdict, gold)
 
 
-def _as_item_frame(df: pd.DataFrame, what: str) -> pd.DataFrame:
-    if "item" in df.columns:
-        if df["item"].isna().any():
-            rows = list(np.flatnonzero(df["item"].isna().to_numpy())[:10])
-            raise PanelError(f"{what}: column 'item' has missing values at rows {rows}")
-        if df["item"].duplicated().any():
-            dups = df.loc[df["item"].duplicated(), "item"].unique()[:10].tolist()
-            raise PanelError(f"{what}: column 'item' has duplicated item(s) {dups}")
-        return df.set_index("item")
-    if df.index.name == "item":
-        return df
-    raise PanelError(f"{what} needs an 'item' column; got columns {list(df.columns)}")
-
-
 def select_items(
     scores: pd.DataFrame,
     calibration: pd.DataFrame,
@@ -322,39 +309,22 @@ def select_items(
     CLI). When no threshold is feasible every test item is abstained on.
     """
     alpha = check_alpha(alpha)
-    sc = _as_item_frame(scores, "scores")
-    cal = _as_item_frame(calibration, "calibration")
-    for col in (score, verdict):
-        if col not in sc.columns:
-            raise PanelError(f"scores has no column {col!r}; columns are {list(sc.columns)}")
+    sc = validate_scores(scores, columns=(score,), labels=(verdict,))
+    cal = validate_scores(calibration, labels=("gold",), name="calibration")
     if score not in RISK_SCORES and not allow_any_score:
         raise PanelError(
             f"score column {score!r} is not a risk score (larger = riskier); choose among "
             f"{[c for c in RISK_SCORES if c in sc.columns]}, or pass allow_any_score "
             "(--allow-any-score) if it is one"
         )
-    if "gold" not in cal.columns:
-        raise PanelError(f"calibration needs a 'gold' column; got {list(cal.columns)}")
     sc.index, cal.index = _common_item_type(sc.index, cal.index)
     unknown = cal.index.difference(sc.index)
     if len(unknown):
         raise PanelError(
             f"{len(unknown)} calibration item(s) are not in the scores: {list(unknown[:10])}"
         )
-    bad_gold = ~cal["gold"].isin(["A", "B"])
-    if bad_gold.any():
-        raise PanelError(
-            "calibration gold must be 'A' or 'B'; bad at items "
-            f"{list(cal.index[bad_gold][:10])} (values {list(cal['gold'][bad_gold][:10])})"
-        )
     s = pd.to_numeric(sc[score], errors="coerce")
     v = sc[verdict].astype(object)
-    bad_v = ~v.isin(["A", "B"])
-    if bad_v.any():
-        raise PanelError(
-            f"verdict column {verdict!r} must be 'A' or 'B'; bad at items "
-            f"{list(sc.index[bad_v][:10])}"
-        )
     cal_s = s.reindex(cal.index)
     if cal_s.isna().any():
         raise PanelError(

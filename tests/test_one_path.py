@@ -69,3 +69,21 @@ def test_error_labels_agree_across_apis(simulated_panel):
     assert panel_errors(verdict, gold_ab).reindex(want.index).tolist() == want.tolist()
     with pytest.raises(InputError, match="gold"):
         error_labels(verdict, gold_ab.iloc[:-1])
+
+
+def test_validate_scores_checks_per_item_tables():
+    import pandas as pd
+
+    from judgerisk.panel import validate_scores
+
+    table = pd.DataFrame({"item": [1, 2], "scur": [0.1, 0.2], "majority": ["A", "B"]})
+    out = validate_scores(table, columns=("scur",), labels=("majority",))
+    assert out.index.name == "item" and list(out.columns) == ["scur", "majority"]
+    with pytest.raises(PanelError, match="duplicated"):
+        validate_scores(pd.concat([table, table]))
+    with pytest.raises(PanelError, match="no column 'pe'"):
+        validate_scores(table, columns=("pe",))
+    with pytest.raises(PanelError, match=r"calibration: column 'gold' must be 'A' or 'B'.*\[2\]"):
+        validate_scores(table.assign(gold=["A", "C"]), labels=("gold",), name="calibration")
+    with pytest.raises(PanelError, match="'gold'"):
+        select_items(table, table.drop(columns="majority"), alpha=0.1)
