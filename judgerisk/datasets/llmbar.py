@@ -379,8 +379,10 @@ def load_llmbar_panel(
 
     Examples
     --------
-    >>> panel = load_llmbar_panel(subsets="LLMBar", epsilon=0.05)  # doctest: +SKIP
-    >>> panel.groupby("condition").size()  # doctest: +SKIP
+    With the data under ``$JUDGERISK_DATA/llmbar`` (not shipped with the package)::
+
+        panel = load_llmbar_panel(subsets="LLMBar", epsilon=0.05)
+        panel.groupby("condition").size()  # rows per condition
     """
     verdicts = load_llmbar_verdicts(path, subsets=subsets, source=source)
     return llmbar_panel(
