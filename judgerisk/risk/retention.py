@@ -55,12 +55,9 @@ def retention_curve(
     rhos : sequence of float in (0, 1], default (1, .9, .8, .7, .6, .5)
         Kept fractions.
     ties : {"average", "stable"}, default "average"
-        How items with equal risk straddling the cut are chosen. ``"average"``: the expected
-        accuracy when tied items are kept in a uniformly random order, computed exactly (the
-        boundary block contributes its error rate times the number of its items kept), so the
-        result does not depend on item order — it matters for scores with few distinct values
-        such as vote entropy. ``"stable"``: keep tied items in the order of ``correct`` (a stable
-        sort). Computed by :func:`judgerisk.risk.metrics.retention_table`.
+        How tied items straddling the cut are chosen: the expected accuracy over random orders
+        of the tie (``"average"``) or the order of ``correct`` (``"stable"``); see
+        :func:`judgerisk.risk.metrics.retention_table`, which computes the curve.
 
     Returns
     -------

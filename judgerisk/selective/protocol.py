@@ -39,7 +39,13 @@ import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.selective.metrics import errors_of
-from judgerisk.selective.registry import SELECTORS, Selector, get_selector, register_selector
+from judgerisk.selective.registry import (
+    SELECTORS,
+    Needs,
+    Selector,
+    get_selector,
+    register_selector,
+)
 from judgerisk.selective.scope import (
     Heuristic,
     Naive,
@@ -457,48 +463,36 @@ def _threshold_kernel(method: str):
     return lambda *args: _ThresholdKernel(method, *args)
 
 
-def _register_builtins() -> None:
-    """The five selectors of Methods reference §7, in the order reported."""
-    register_selector(
-        "vanilla",
-        needs=None,
-        kernel=_VanillaKernel,
-        reference=_class_reference(Vanilla),
-        label="Vanilla",
-        color="#8c8c8c",
-    )
-    register_selector(
+#: The five selectors of Methods reference §7, in the order reported:
+#: (name, input, kernel, per-split reference, display name, colour).
+_BUILTINS: tuple[tuple[str, Needs, Any, Any, str, str], ...] = (
+    ("vanilla", None, _VanillaKernel, _class_reference(Vanilla), "Vanilla", "#8c8c8c"),
+    (
         "heuristic",
-        needs="confidence",
-        kernel=_HeuristicKernel,
-        reference=_class_reference(Heuristic),
-        label="Heuristic",
-        color="#55a868",
-    )
-    register_selector(
+        "confidence",
+        _HeuristicKernel,
+        _class_reference(Heuristic),
+        "Heuristic",
+        "#55a868",
+    ),
+    (
         "naive",
-        needs="uncertainty",
-        kernel=_threshold_kernel("naive"),
-        reference=_class_reference(Naive),
-        label="Naive",
-        color="#4c72b0",
-    )
-    register_selector(
+        "uncertainty",
+        _threshold_kernel("naive"),
+        _class_reference(Naive),
+        "Naive",
+        "#4c72b0",
+    ),
+    (
         "scope",
-        needs="uncertainty",
-        kernel=_threshold_kernel("scope"),
-        reference=_class_reference(Scope),
-        label="SCOPE",
-        color="#c44e52",
-    )
-    register_selector(
-        "toe",
-        needs="confidence",
-        kernel=_ToEKernel,
-        reference=_toe_reference,
-        label="Trust-or-Escalate",
-        color="#8172b2",
-    )
+        "uncertainty",
+        _threshold_kernel("scope"),
+        _class_reference(Scope),
+        "SCOPE",
+        "#c44e52",
+    ),
+    ("toe", "confidence", _ToEKernel, _toe_reference, "Trust-or-Escalate", "#8172b2"),
+)
 
 
 def _vectorised_protocol(
@@ -753,4 +747,7 @@ def summarize_protocol(table: pd.DataFrame) -> pd.DataFrame:
     ]
 
 
-_register_builtins()
+for _name, _needs, _kernel, _reference, _label, _color in _BUILTINS:
+    register_selector(
+        _name, needs=_needs, kernel=_kernel, reference=_reference, label=_label, color=_color
+    )
