@@ -91,3 +91,26 @@ def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_de
     finally:
         unregister_selector("median")
     assert "median" not in SELECTORS
+
+
+def test_unregistered_instances_are_accepted_where_names_are(simulated_panel):
+    import pandas as pd
+
+    from judgerisk.aggregators import AGGREGATORS, aggregate
+    from judgerisk.aggregators.majority import MajorityVote
+    from judgerisk.risk.analysis import evaluate_risk
+    from judgerisk.risk.registry import RISK_SCORES, RiskScore
+    from judgerisk.risk.retention import retention_analysis
+
+    def spread(probs, votes, fit_items, items):
+        return probs.loc[items].std(axis=1, ddof=0).fillna(0.0)
+
+    score = RiskScore("spread_local", "baseline", spread)
+    panel = simulated_panel(n_items=120, n_judges=4, seed=5)
+    result = evaluate_risk(panel, seeds=[0], methods=["ve", score], subsets=("all",))
+    assert set(result["method"]) == {"ve", "spread_local"}
+    ret = retention_analysis(panel, seeds=[0], aggregators=[MajorityVote()], methods=[score])
+    assert set(ret["method"]) == {"spread_local"} and set(ret["aggregator"]) == {"majority"}
+    by_name = aggregate(panel, "majority")
+    pd.testing.assert_frame_equal(aggregate(panel, MajorityVote()), by_name)
+    assert "spread_local" not in RISK_SCORES and len(AGGREGATORS) >= 5  # nothing registered
