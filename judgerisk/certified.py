@@ -68,6 +68,7 @@ from judgerisk.panel import (
     gold_labels,
     to_wide,
     validate_panel,
+    validate_scores,
 )
 from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
@@ -75,6 +76,7 @@ from judgerisk.risk.registry import COMPONENTS
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
+from judgerisk.selective.registry import SELECTORS, get_selector
 from judgerisk.selective.scope import Scope
 from judgerisk.validation import (
     DEFAULT_ACCELERATE,
@@ -232,6 +234,12 @@ def score_panel(
     return out
 
 
+def score_selectors() -> list[str]:
+    """The registered selectors that read an uncertainty score or none (built in: vanilla,
+    naive, SCOPE), compared on every risk score by :func:`certify_panel`."""
+    return [m for m in SELECTORS if get_selector(m).needs in (None, "uncertainty")]
+
+
 def accelerate_options(accelerate: str | None = DEFAULT_ACCELERATE) -> dict[str, Any]:
     """``scur_options`` for the command line's ``--accelerate`` (one of
     :data:`judgerisk.validation.ACCELERATIONS`)."""
@@ -247,20 +255,6 @@ def _check_count(name: str, value: object, minimum: int = 1) -> None:
 def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
     """Error labels of verdicts against gold: :func:`judgerisk.validation.error_labels`."""
     return error_labels(verdict, gold)
-
-
-def _as_item_frame(df: pd.DataFrame, what: str) -> pd.DataFrame:
-    if "item" in df.columns:
-        if df["item"].isna().any():
-            rows = list(np.flatnonzero(df["item"].isna().to_numpy())[:10])
-            raise PanelError(f"{what}: column 'item' has missing values at rows {rows}")
-        if df["item"].duplicated().any():
-            dups = df.loc[df["item"].duplicated(), "item"].unique()[:10].tolist()
-            raise PanelError(f"{what}: column 'item' has duplicated item(s) {dups}")
-        return df.set_index("item")
-    if df.index.name == "item":
-        return df
-    raise PanelError(f"{what} needs an 'item' column; got columns {list(df.columns)}")
 
 
 def select_items(
@@ -326,39 +320,22 @@ def select_items(
             "verdict 'gold' would certify the labels against themselves (every calibration "
             "error would be 0); choose a judge or aggregator verdict column, e.g. 'majority'"
         )
-    sc = _as_item_frame(scores, "scores")
-    cal = _as_item_frame(calibration, "calibration")
-    for col in (score, verdict):
-        if col not in sc.columns:
-            raise PanelError(f"scores has no column {col!r}; columns are {list(sc.columns)}")
+    sc = validate_scores(scores, columns=(score,), labels=(verdict,))
+    cal = validate_scores(calibration, labels=("gold",), name="calibration")
     if score not in RISK_SCORES and not allow_any_score:
         raise PanelError(
             f"score column {score!r} is not a risk score (larger = riskier); choose among "
             f"{[c for c in RISK_SCORES if c in sc.columns]}, or pass allow_any_score "
             "(--allow-any-score) if it is one"
         )
-    if "gold" not in cal.columns:
-        raise PanelError(f"calibration needs a 'gold' column; got {list(cal.columns)}")
     sc.index, cal.index = _common_item_type(sc.index, cal.index)
     unknown = cal.index.difference(sc.index)
     if len(unknown):
         raise PanelError(
             f"{len(unknown)} calibration item(s) are not in the scores: {list(unknown[:10])}"
         )
-    bad_gold = ~cal["gold"].isin(["A", "B"])
-    if bad_gold.any():
-        raise PanelError(
-            "calibration gold must be 'A' or 'B'; bad at items "
-            f"{list(cal.index[bad_gold][:10])} (values {list(cal['gold'][bad_gold][:10])})"
-        )
     s = pd.to_numeric(sc[score], errors="coerce")
     v = sc[verdict].astype(object)
-    bad_v = ~v.isin(["A", "B"])
-    if bad_v.any():
-        raise PanelError(
-            f"verdict column {verdict!r} must be 'A' or 'B'; bad at items "
-            f"{list(sc.index[bad_v][:10])}"
-        )
     cal_s = s.reindex(cal.index)
     if cal_s.isna().any():
         raise PanelError(
@@ -593,7 +570,7 @@ def certify_panel(
             scores.loc[items, col].to_numpy(dtype=np.float64),
             scores.loc[items, verdict].to_numpy(),
             g,
-            methods=("vanilla", "naive", "scope"),
+            methods=score_selectors(),
             **kw,
         )
         registered = col in risk_registry.RISK_SCORES
@@ -604,7 +581,7 @@ def certify_panel(
             single.loc[items, "bpe"].to_numpy(),
             single.loc[items, "verdict"].to_numpy(),
             g,
-            methods=("vanilla", "naive", "scope"),
+            methods=score_selectors(),
             **kw,
         )
         frames.append(tab.assign(score=f"BPE ({judge})"))

@@ -37,6 +37,7 @@ from judgerisk.options import (
     DEFAULT_ACCELERATE,
     InputError,
     OptionError,
+    ReportSettings,
     check_alpha,
 )
 
@@ -319,13 +320,13 @@ def _run_report(args: argparse.Namespace) -> int:
     out = render_report(
         args.panel,
         args.output,
-        parameters={
-            "n_seeds": args.n_seeds,
-            "seed": args.seed,
-            "alpha": args.alpha,
-            "n_splits": args.n_splits,
-            "accelerate": args.accelerate,
-        },
+        parameters=ReportSettings(
+            n_seeds=args.n_seeds,
+            seed=args.seed,
+            alpha=args.alpha,
+            n_splits=args.n_splits,
+            accelerate=args.accelerate,
+        ).as_parameters(),
         timeout=args.timeout,
         command=["judgerisk", *args.argv],
         progress=want_progress(args.progress),
@@ -540,17 +541,20 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     )
     p.add_argument("panel", help="panel file (.csv, .parquet, .jsonl)")
     p.add_argument("-o", "--output", required=True, help="HTML file to write")
-    p.add_argument("--n-seeds", type=_positive_int, default=3, help="splits averaged in SCUR")
-    p.add_argument("--seed", type=_seed, default=0, help="first split's seed")
-    p.add_argument("--alpha", type=_alpha, default=0.1, help="target false discovery rate")
+    rs = ReportSettings()  # the report's one set of defaults
     p.add_argument(
-        "--n-splits", type=_positive_int, default=1000, help="calibration/test splits (gold only)"
+        "--n-seeds", type=_positive_int, default=rs.n_seeds, help="splits averaged in SCUR"
+    )
+    p.add_argument("--seed", type=_seed, default=rs.seed, help="first split's seed")
+    p.add_argument("--alpha", type=_alpha, default=rs.alpha, help="target false discovery rate")
+    p.add_argument(
+        "--n-splits",
+        type=_positive_int,
+        default=rs.n_splits,
+        help="calibration/test splits (gold only)",
     )
     p.add_argument(
-        "--accelerate",
-        choices=ACCELERATIONS,
-        default=DEFAULT_ACCELERATE,
-        help=_ACCELERATE_HELP,
+        "--accelerate", choices=ACCELERATIONS, default=rs.accelerate, help=_ACCELERATE_HELP
     )
     p.add_argument("--timeout", type=_positive_int, default=600, help="seconds per cell")
     _add_progress(p)

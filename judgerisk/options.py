@@ -8,8 +8,12 @@ functions: one α check, one ``accelerate`` vocabulary, one data contract's cond
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
 __all__ = [
     "ACCELERATIONS",
+    "ReportSettings",
     "CONDITIONS",
     "DEFAULT_ACCELERATE",
     "FAMILIES",
@@ -95,5 +99,52 @@ def check_alpha(alpha: float | str) -> float:
     except (TypeError, ValueError):
         raise OptionError(f"alpha must be a number in (0, 1), got {alpha!r}") from None
     if not 0.0 < a < 1.0:
-        raise OptionError(f"alpha must lie in (0, 1), got {alpha!r}")
+        raise OptionError(f"alpha must be in (0, 1), got {alpha!r}")
     return a
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """The settings of the panel report: one object for ``judgerisk report`` (its option
+    defaults), :func:`judgerisk.report.render_report` and the report notebook's parameters cell
+    (a test holds the cell to these defaults).
+
+    Attributes
+    ----------
+    n_seeds : int, default 3
+        Fit/reference/evaluation splits averaged in the cross-fitted scores.
+    seed : int, default 0
+        First split's seed.
+    alpha : float, default 0.1
+        Target false discovery rate of the certified decisions.
+    n_splits : int, default 1000
+        Random calibration/test splits of the validity check (gold only).
+    accelerate : str, default "anderson"
+        The LMM's solver (:data:`ACCELERATIONS`).
+    """
+
+    n_seeds: int = 3
+    seed: int = 0
+    alpha: float = 0.1
+    n_splits: int = 1000
+    accelerate: str = DEFAULT_ACCELERATE
+
+    def __post_init__(self) -> None:
+        check_alpha(self.alpha)
+        check_accelerate(self.accelerate)
+        for name in ("n_seeds", "n_splits"):
+            if int(getattr(self, name)) < 1:
+                raise OptionError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+
+    @classmethod
+    def from_parameters(cls, parameters: dict[str, Any] | None = None) -> ReportSettings:
+        """Defaults overridden by ``parameters``; an unknown name is an :class:`OptionError`."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(parameters or {}) - known)
+        if unknown:
+            raise OptionError(f"unknown report parameter(s) {unknown}; known: {sorted(known)}")
+        return cls(**(parameters or {}))
+
+    def as_parameters(self) -> dict[str, Any]:
+        """The notebook parameters, as papermill injects them."""
+        return asdict(self)

@@ -31,6 +31,7 @@ import json
 import re
 import unicodedata
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,7 @@ __all__ = [
     "PanelFileNotFoundError",
     "PanelArrays",
     "validate_panel",
+    "validate_scores",
     "load_panel",
     "save_panel",
     "read_table",
@@ -125,6 +127,63 @@ class PanelArrays:
 
 def _fail(message: str, df: pd.DataFrame, mask, columns: list[str]) -> PanelError:
     return PanelError(f"{message}; {offending_rows(df, mask, columns)}")
+
+
+def validate_scores(
+    scores: pd.DataFrame,
+    columns: Sequence[str] = (),
+    labels: Sequence[str] = (),
+    name: str = "scores",
+) -> pd.DataFrame:
+    """Check a per-item table (scores, decisions, calibration labels) and index it by item.
+
+    The companion of :func:`validate_panel` for the one-row-per-item tables of
+    :func:`judgerisk.certified.score_panel` and ``judgerisk score``.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        With an ``item`` column (or index named ``item``): no missing or repeated item.
+    columns : sequence of str
+        Columns that must be present.
+    labels : sequence of str
+        Columns that must be present and hold only ``"A"`` / ``"B"`` (verdicts, gold).
+    name : str
+        The table's name in error messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by item (a copy when the index was set here).
+
+    Raises
+    ------
+    PanelError
+        Naming the table, the column and up to ten offending items.
+    """
+    if not isinstance(scores, pd.DataFrame):
+        raise PanelError(f"{name} must be a pandas DataFrame, got {type(scores).__name__}")
+    if "item" in scores.columns:
+        if scores["item"].isna().any():
+            rows = list(np.flatnonzero(scores["item"].isna().to_numpy())[:10])
+            raise PanelError(f"{name}: column 'item' has missing values at rows {rows}")
+        if scores["item"].duplicated().any():
+            dups = scores.loc[scores["item"].duplicated(), "item"].unique()[:10].tolist()
+            raise PanelError(f"{name}: column 'item' has duplicated item(s) {dups}")
+        scores = scores.set_index("item")
+    elif scores.index.name != "item":
+        raise PanelError(f"{name} needs an 'item' column; got columns {list(scores.columns)}")
+    for col in (*columns, *labels):
+        if col not in scores.columns:
+            raise PanelError(f"{name} has no column {col!r}; columns are {list(scores.columns)}")
+    for col in labels:
+        bad = ~scores[col].isin(["A", "B"])
+        if bad.any():
+            raise PanelError(
+                f"{name}: column {col!r} must be 'A' or 'B'; bad at items "
+                f"{list(scores.index[bad][:10])} (values {list(scores[col][bad][:10])})"
+            )
+    return scores
 
 
 def validate_panel(

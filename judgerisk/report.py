@@ -24,9 +24,9 @@ from typing import Any
 import pandas as pd
 
 from judgerisk.determinism import one_blas_thread
+from judgerisk.options import ReportSettings
 from judgerisk.panel import PanelError, atomic_write, check_scorable, load_panel
 from judgerisk.provenance import command_text
-from judgerisk.validation import DEFAULT_ACCELERATE
 
 __all__ = [
     "REPORT_NOTEBOOK",
@@ -244,7 +244,7 @@ def render_report(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         panel = load_panel(panel_path)  # fail fast, before starting a kernel
-    params = {**REPORT_DEFAULTS, **(parameters or {})}
+    params = ReportSettings.from_parameters(parameters).as_parameters()
     scores = _score_before_kernel(panel, params, progress, announce)
     if command is None:
         command = (
@@ -323,11 +323,5 @@ def _score_before_kernel(
     return scores
 
 
-#: The report's parameters and their defaults (the notebook's parameters cell).
-REPORT_DEFAULTS = {
-    "n_seeds": 3,
-    "seed": 0,
-    "alpha": 0.1,
-    "n_splits": 1000,
-    "accelerate": DEFAULT_ACCELERATE,
-}
+#: The report's parameters and their defaults (:class:`judgerisk.options.ReportSettings`).
+REPORT_DEFAULTS = ReportSettings().as_parameters()

@@ -46,10 +46,6 @@ CONVERTED = [
     "11_certified_panel_decisions",
 ]
 
-#: Global checks that a chapter not yet converted still fails: ``{chapter: {check, ...}}``.
-#: A chapter is exempt from the named checks only; converting it means emptying its entry.
-KNOWN_ISSUES: dict[str, set[str]] = {}
-
 #: Text that only a developer should read (the book cites chapters and papers, not files).
 DEVELOPER_NOTES = re.compile(
     r"\b(TODO|FIXME|XXX)\b|METHODS(\.md| §)|shared/(data|seeds|spec|notes)"
@@ -61,10 +57,6 @@ ABSOLUTE_PATH = re.compile(
 )
 MAX_CODE_LINES = 15
 MAX_LINE_CHARS = 80  # wider lines are cut in the book's code boxes
-
-
-def _known(stem: str, check: str) -> bool:
-    return check in KNOWN_ISSUES.get(stem, set())
 
 
 def _cells(stem: str):
@@ -165,15 +157,14 @@ def test_notebook_runs(executed, path):
         if o.get("output_type") == "stream" and o.get("name") == "stderr"
     ]
     assert not stderr, f"{path.name}: stderr output in the book: {stderr[:2]}"
-    if not _known(path.stem, "absolute_path"):
-        leaks = [
-            t[:200]
-            for c in nb.cells
-            if "injected-parameters" not in c.metadata.get("tags", [])
-            for t in _text_outputs(c)
-            if ABSOLUTE_PATH.search(t)
-        ]
-        assert not leaks, f"{path.name}: an absolute path in the output: {leaks[:2]}"
+    leaks = [
+        t[:200]
+        for c in nb.cells
+        if "injected-parameters" not in c.metadata.get("tags", [])
+        for t in _text_outputs(c)
+        if ABSOLUTE_PATH.search(t)
+    ]
+    assert not leaks, f"{path.name}: an absolute path in the output: {leaks[:2]}"
 
 
 def test_every_chapter_is_held_to_the_structure():
@@ -233,10 +224,8 @@ def test_browser_typesets_math_and_loads_figures(built_book):
         if page["n_math"]:
             assert page["mathjax_loaded"], f"MathJax did not load on {page['url']}"
         assert not page["raw_math"], f"raw TeX left on {page['url']}: {page['raw_math'][:3]}"
-        if not _known(stem, "raw_tex"):
-            assert not page["raw_tex"], f"raw TeX in the text of {stem}: {page['raw_tex'][:3]}"
-        if not _known(stem, "too_wide"):
-            assert not page["too_wide"], f"wider than the column on {stem}: {page['too_wide'][:3]}"
+        assert not page["raw_tex"], f"raw TeX in the text of {stem}: {page['raw_tex'][:3]}"
+        assert not page["too_wide"], f"wider than the column on {stem}: {page['too_wide'][:3]}"
         assert page["n_typeset"] >= page["n_math"]
         broken = [i["src"] for i in page["images"] if not i["ok"]]
         assert not broken, f"figures that did not load on {page['url']}: {broken}"
@@ -332,8 +321,6 @@ def _math_in_list_items(text: str) -> list[int]:
 
 @pytest.mark.parametrize("path", SOURCES, ids=[p.stem for p in SOURCES])
 def test_no_display_math_inside_list_items(path):
-    if _known(path.stem, "math_in_list"):
-        pytest.skip("known issue: chapter not converted yet")
     bad = _math_in_list_items(path.read_text())
     assert not bad, f"{path.name}: $$ inside a list item at line(s) {bad}"
 
@@ -401,12 +388,10 @@ def test_book_header_links_the_repository_and_no_index(built_book):
 def test_book_pages_have_no_developer_notes_or_paths(built_book):
     for page in _pages(built_book):
         text = _article_text(page)
-        if not _known(page.stem, "developer_note"):
-            notes = [m.group(0) for m in DEVELOPER_NOTES.finditer(text)]
-            assert not notes, f"{page.name}: developer note(s) {notes[:3]}"
-        if not _known(page.stem, "absolute_path"):
-            paths = [m.group(0) for m in ABSOLUTE_PATH.finditer(text)]
-            assert not paths, f"{page.name}: absolute path(s) {paths[:3]}"
+        notes = [m.group(0) for m in DEVELOPER_NOTES.finditer(text)]
+        assert not notes, f"{page.name}: developer note(s) {notes[:3]}"
+        paths = [m.group(0) for m in ABSOLUTE_PATH.finditer(text)]
+        assert not paths, f"{page.name}: absolute path(s) {paths[:3]}"
 
 
 def test_reproducing_page_has_every_chapters_parameters(built_book):

@@ -69,3 +69,49 @@ def test_error_labels_agree_across_apis(simulated_panel):
     assert panel_errors(verdict, gold_ab).reindex(want.index).tolist() == want.tolist()
     with pytest.raises(InputError, match="gold"):
         error_labels(verdict, gold_ab.iloc[:-1])
+
+
+def test_validate_scores_checks_per_item_tables():
+    import pandas as pd
+
+    from judgerisk.panel import validate_scores
+
+    table = pd.DataFrame({"item": [1, 2], "scur": [0.1, 0.2], "majority": ["A", "B"]})
+    out = validate_scores(table, columns=("scur",), labels=("majority",))
+    assert out.index.name == "item" and list(out.columns) == ["scur", "majority"]
+    with pytest.raises(PanelError, match="duplicated"):
+        validate_scores(pd.concat([table, table]))
+    with pytest.raises(PanelError, match="no column 'pe'"):
+        validate_scores(table, columns=("pe",))
+    with pytest.raises(PanelError, match=r"calibration: column 'gold' must be 'A' or 'B'.*\[2\]"):
+        validate_scores(table.assign(gold=["A", "C"]), labels=("gold",), name="calibration")
+    with pytest.raises(PanelError, match="'gold'"):
+        select_items(table, table.drop(columns="majority"), alpha=0.1)
+
+
+def test_report_settings_are_one_object_for_cli_library_and_notebook():
+    import ast
+    import re
+
+    from judgerisk.options import ReportSettings
+    from judgerisk.report import REPORT_DEFAULTS, report_notebook_path
+
+    defaults = ReportSettings().as_parameters()
+    assert REPORT_DEFAULTS == defaults
+    args = build_parser().parse_args(["report", "p.csv", "-o", "r.html"])
+    assert {k: getattr(args, k) for k in defaults} == defaults
+    text = report_notebook_path().read_text()
+    cell = re.search(r"tags: \[parameters\]\n---\n(.*?)```", text, re.S) or re.search(
+        r":tags: \[parameters\]\n\n(.*?)```", text, re.S
+    )
+    assert cell, "the report notebook has no parameters cell"
+    cell_values = {
+        node.targets[0].id: ast.literal_eval(node.value)
+        for node in ast.parse(cell.group(1)).body
+        if isinstance(node, ast.Assign) and node.targets[0].id in defaults
+    }
+    assert cell_values == defaults
+    with pytest.raises(OptionError, match="unknown report parameter"):
+        ReportSettings.from_parameters({"n_seed": 2})
+    with pytest.raises(OptionError, match="alpha"):
+        ReportSettings(alpha=2.0)

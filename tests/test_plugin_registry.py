@@ -45,3 +45,72 @@ def test_a_failing_plugin_is_skipped_with_a_warning(monkeypatch):
         warnings.simplefilter("always")
         assert plugins.load_entry_points("judgerisk.selectors") == []
     assert any("'bad'" in str(w.message) for w in caught)
+
+
+def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_decisions():
+    import numpy as np
+
+    from judgerisk.certified import score_selectors
+    from judgerisk.selective.protocol import split_protocol
+    from judgerisk.selective.registry import SELECTORS, register_selector, unregister_selector
+
+    class MedianKernel:
+        """Accept the test items at or below the calibration median of the uncertainty."""
+
+        cells = 0
+
+        def __init__(self, inputs, errors, alphas, n_cal, settings):
+            self.u, self.e, self.n_alphas = inputs["uncertainty"], errors, len(alphas)
+
+        def block(self, cal):
+            u = np.where(cal, self.u, np.nan)
+            thr = np.nanmedian(u, axis=1)
+            acc = (~cal) & (self.u[None, :] <= thr[:, None])
+            return [(acc.sum(1), (acc & self.e).sum(1), thr)] * self.n_alphas
+
+    def reference(x_cal, e_cal, x_test, alpha, settings):
+        thr = float(np.median(x_cal))
+        return thr, x_test <= thr
+
+    register_selector(
+        "median", needs="uncertainty", kernel=MedianKernel, reference=reference, label="Median"
+    )
+    try:
+        assert "median" in SELECTORS and "median" in score_selectors()
+        rng = np.random.default_rng(0)
+        u = rng.random(80)
+        gold = rng.integers(0, 2, 80)
+        pred = np.where(rng.random(80) < 0.8, gold, 1 - gold)
+        fast = split_protocol(u, pred, gold, n_splits=20)
+        slow = split_protocol(u, pred, gold, n_splits=20, loop=True)
+        assert "median" in set(fast["method"])
+        cols = ["n_accepted", "n_errors", "threshold"]
+        m_fast = fast[fast["method"] == "median"][cols].to_numpy()
+        m_slow = slow[slow["method"] == "median"][cols].to_numpy()
+        np.testing.assert_allclose(m_fast, m_slow)
+    finally:
+        unregister_selector("median")
+    assert "median" not in SELECTORS
+
+
+def test_unregistered_instances_are_accepted_where_names_are(simulated_panel):
+    import pandas as pd
+
+    from judgerisk.aggregators import AGGREGATORS, aggregate
+    from judgerisk.aggregators.majority import MajorityVote
+    from judgerisk.risk.analysis import evaluate_risk
+    from judgerisk.risk.registry import RISK_SCORES, RiskScore
+    from judgerisk.risk.retention import retention_analysis
+
+    def spread(probs, votes, fit_items, items):
+        return probs.loc[items].std(axis=1, ddof=0).fillna(0.0)
+
+    score = RiskScore("spread_local", "baseline", spread)
+    panel = simulated_panel(n_items=120, n_judges=4, seed=5)
+    result = evaluate_risk(panel, seeds=[0], methods=["ve", score], subsets=("all",))
+    assert set(result["method"]) == {"ve", "spread_local"}
+    ret = retention_analysis(panel, seeds=[0], aggregators=[MajorityVote()], methods=[score])
+    assert set(ret["method"]) == {"spread_local"} and set(ret["aggregator"]) == {"majority"}
+    by_name = aggregate(panel, "majority")
+    pd.testing.assert_frame_equal(aggregate(panel, MajorityVote()), by_name)
+    assert "spread_local" not in RISK_SCORES and len(AGGREGATORS) >= 5  # nothing registered

@@ -197,7 +197,7 @@ def test_table_shape_summary_and_input_checks():
     assert (summ["n_splits"] == 7).all()
     with pytest.raises(ValueError, match="needs confidence"):
         split_protocol(s.score, s.pred, d.gold, methods=("toe",), n_splits=2)
-    with pytest.raises(ValueError, match="unknown method"):
+    with pytest.raises(ValueError, match="unknown (method|selector)"):
         split_protocol(s.score, s.pred, d.gold, methods=("oracle",), n_splits=2)
     with pytest.raises(ValueError, match="confidence has 3 entries"):
         split_protocol(s.score, s.pred, d.gold, confidence=[0.5, 0.6, 0.7], n_splits=2)

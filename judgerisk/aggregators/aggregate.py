@@ -36,18 +36,16 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.aggregators.base import AGGREGATORS, BaseAggregator, aggregator_name, make_aggregator
-from judgerisk.validation import check_item_subset
 
-# Registration order is the order of AGGREGATORS in reports and figures.
-# isort: off
-from judgerisk.aggregators.majority import MajorityVote, majority_vote
-from judgerisk.aggregators.dawid_skene import DawidSkene
-from judgerisk.aggregators.mace import MACE
-from judgerisk.aggregators.glad import GLAD
+# Re-exports; the built-ins and their order are listed where the registry is defined
+# (judgerisk.aggregators.base), so removing one of these lines unregisters nothing.
 from judgerisk.aggregators.care import CARE
-
-# isort: on
+from judgerisk.aggregators.dawid_skene import DawidSkene
+from judgerisk.aggregators.glad import GLAD
+from judgerisk.aggregators.mace import MACE
+from judgerisk.aggregators.majority import MajorityVote, majority_vote
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel
+from judgerisk.validation import check_item_subset
 
 __all__ = [
     "AGGREGATORS",

@@ -92,14 +92,18 @@ class DawidSkene(BaseAggregator):
     ----------
     A. P. Dawid and A. M. Skene (1979). Maximum likelihood estimation of observer error-rates
     using the EM algorithm. JRSS C 28(1), 20–28.
-    Paper 1 (``seeds/000_*``), "DS entropy" baseline.
+    "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge", the "DS
+    entropy" baseline (book: Methods reference).
 
     Examples
     --------
     >>> import numpy as np, pandas as pd
     >>> votes = pd.DataFrame({"J1": [1, 1, 0, 0], "J2": [1, 0, 0, np.nan], "J3": [1, 1, 0, 1]})
     >>> ds = DawidSkene().fit(votes)
-    >>> ds.posterior_.round(2).tolist()  # doctest: +SKIP
+    >>> ds.posterior_.round(2).tolist()
+    [0.87, 0.72, 0.16, 0.51]
+    >>> ds.predict(votes).tolist()
+    ['A', 'A', 'B', 'A']
     """
 
     def __init__(self, smoothing: float = 0.5, max_iter: int = 200, tol: float = 1e-7) -> None:

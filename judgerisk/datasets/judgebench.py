@@ -8,8 +8,8 @@ Hugging Face as ``ScalerLab/JudgeBench``, MIT). The loaders read one flat table:
 
     <root>/judgebench/judgments_long.csv
 
-``<root>`` is the ``data_dir`` argument, else ``$JUDGERISK_DATA``, else ``(no default)``
-(:func:`judgerisk.datasets.data_root`); ``data_dir`` may also be the ``judgebench`` folder
+``<root>`` is the ``data_dir`` argument, else ``$JUDGERISK_DATA``; with neither, an error names
+``JUDGERISK_DATA`` (:func:`judgerisk.datasets.data_root`); ``data_dir`` may also be the ``judgebench`` folder
 itself. ``judgments_long.csv`` was derived by the judgerisk team from the repository's
 ``outputs/*.jsonl`` judge runs (one row per pair, judge and game; the derivation and the list of
 source files are in the folder's ``PROVENANCE.md``). Its columns: ``response_model, pair_id,

@@ -11,8 +11,8 @@ it and point the loader at a folder laid out like::
     <root>/llmbar/Dataset/Processed/LLMEval2/...      (the repo names it ``LLMEval^2``; both work)
     <root>/llmbar/verdicts_long.csv                  (optional flat table, see below)
 
-``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``, else ``(no default)``
-(:func:`judgerisk.datasets.data_root`). ``path`` may also point at the ``llmbar`` folder itself.
+``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``; with neither, an error names
+``JUDGERISK_DATA`` (:func:`judgerisk.datasets.data_root`). ``path`` may also point at the ``llmbar`` folder itself.
 ``verdicts_long.csv`` is a flat table derived by the judgerisk team from the ``result.json`` files
 (columns ``subset, item_idx, judge, strategy, gold, winner_swap_false, winner_swap_true``); with
 ``source="json"`` the loader rebuilds the same table from the ``result.json`` files of the original
@@ -212,8 +212,8 @@ def load_llmbar_verdicts(
     Parameters
     ----------
     path : str or Path, optional
-        Data root (holding ``llmbar/``) or the ``llmbar`` folder; default ``$JUDGERISK_DATA``, else
-        ``(no default)``.
+        Data root (holding ``llmbar/``) or the ``llmbar`` folder; default ``$JUDGERISK_DATA`` (an error
+        naming it when it is unset).
     subsets : {"LLMBar", "Processed", "all"} or iterable of str, default "LLMBar"
         Which subsets to read (see :data:`LLMBAR_SUBSETS`, :data:`PROCESSED_SUBSETS`).
     source : {"csv", "json"}, default "csv"
@@ -379,8 +379,10 @@ def load_llmbar_panel(
 
     Examples
     --------
-    >>> panel = load_llmbar_panel(subsets="LLMBar", epsilon=0.05)  # doctest: +SKIP
-    >>> panel.groupby("condition").size()  # doctest: +SKIP
+    With the data under ``$JUDGERISK_DATA/llmbar`` (not shipped with the package)::
+
+        panel = load_llmbar_panel(subsets="LLMBar", epsilon=0.05)
+        panel.groupby("condition").size()  # rows per condition
     """
     verdicts = load_llmbar_verdicts(path, subsets=subsets, source=source)
     return llmbar_panel(

@@ -6,8 +6,9 @@ The original files are in https://github.com/WeOpenML/PandaLM (Apache-2.0; commi
 ``3871806e72b4832f815ecafd24d3503c73403f48`` was used by judgerisk), under ``data/``:
 ``testset-v1.json`` (999 items with ``annotator1..3``), ``gpt-3.5-turbo-testset-v1.json`` and
 ``pandalm-7b-testset-v1.json`` (the two judges' verdicts, aligned by ``idx``). Put the three files in
-``<root>/pandalm/``, where ``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``, else
-``(no default)`` (``path`` may also be the ``pandalm`` folder itself).
+``<root>/pandalm/``, where ``<root>`` is the ``path`` argument, else ``$JUDGERISK_DATA``; there
+is no built-in location, so with neither the loader stops with an error naming
+``JUDGERISK_DATA`` (``path`` may also be the ``pandalm`` folder itself).
 
 How the verdicts become a panel
 -------------------------------

@@ -55,7 +55,7 @@ class MethodStyle:
 _GREY = "#777777"
 
 #: What the book plots besides the registered methods, by its key in the result tables. The
-#: aggregators and risk scores carry their display name and colour in their registry entries
+#: aggregators, risk scores and selectors carry their display name and colour in their registry entries
 #: (``register_aggregator(..., label=, color=)``, ``register_risk_score(..., label=, color=)``);
 #: :func:`label` and :func:`color` read them there.
 STYLES: dict[str, MethodStyle] = {
@@ -65,12 +65,6 @@ STYLES: dict[str, MethodStyle] = {
     "swap_and_aggregate": MethodStyle("Swap and aggregate", "#55a868"),
     "verbalized_confidence": MethodStyle("Verbalized confidence", "#8172b2"),
     "self_consistency": MethodStyle("Self-consistency", "#937860"),
-    # one judge: selectors
-    "scope": MethodStyle("SCOPE", "#c44e52"),
-    "naive": MethodStyle("Naive", "#4c72b0"),
-    "heuristic": MethodStyle("Heuristic", "#55a868"),
-    "vanilla": MethodStyle("Vanilla", "#8c8c8c"),
-    "toe": MethodStyle("Trust-or-Escalate", "#8172b2"),
     # outcomes and perturbation families
     "correct": MethodStyle("verdict right", "#55a868"),
     "error": MethodStyle("verdict wrong", "#c44e52"),
@@ -102,8 +96,12 @@ def registered_styles() -> dict[str, MethodStyle]:
     like the built-ins), followed by :data:`STYLES`."""
     from judgerisk.aggregators.base import AGGREGATORS, get_aggregator
     from judgerisk.risk.registry import RISK_SCORES, get_risk_score
+    from judgerisk.selective.registry import SELECTORS, get_selector
 
     out: dict[str, MethodStyle] = {}
+    for name in SELECTORS:
+        sel = get_selector(name)
+        out[name] = MethodStyle(sel.label or name, sel.color or _GREY)
     for name in RISK_SCORES:
         score = get_risk_score(name)
         out[name] = MethodStyle(score.label or name, score.color or _GREY)

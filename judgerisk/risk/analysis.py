@@ -49,7 +49,7 @@ from judgerisk.risk.metrics import (
     matched_vote_mask,
     probability_high_consensus,
 )
-from judgerisk.risk.registry import COMPARED, get_risk_score, risk_score_table
+from judgerisk.risk.registry import COMPARED, RiskScore, get_risk_score, risk_score_table
 from judgerisk.risk.signals import scur_scores
 from judgerisk.splits import split_items
 from judgerisk.validation import error_labels
@@ -58,6 +58,7 @@ __all__ = [
     "METHODS",
     "SUBSETS",
     "SUBSET_NAMES",
+    "score_names",
     "RiskContext",
     "risk_context",
     "aggregate_errors",
@@ -186,8 +187,14 @@ def risk_context(
     )
 
 
-def _check_names(methods: Sequence[str], subsets: Sequence[str]) -> None:
-    bad_m = [m for m in methods if m not in METHODS]
+def score_names(methods: Sequence[str | RiskScore]) -> list[str]:
+    """Column names of ``methods``: registered names, or the names of :class:`RiskScore` objects
+    (a score need not be registered to be evaluated)."""
+    return [m.name if isinstance(m, RiskScore) else m for m in methods]
+
+
+def _check_names(methods: Sequence[str | RiskScore], subsets: Sequence[str]) -> None:
+    bad_m = [m for m in methods if not isinstance(m, RiskScore) and m not in METHODS]
     if bad_m:
         raise ValueError(f"unknown method(s) {bad_m}; choose from {list(METHODS)}")
     bad_s = [s for s in subsets if s not in SUBSETS]
@@ -195,7 +202,7 @@ def _check_names(methods: Sequence[str], subsets: Sequence[str]) -> None:
         raise ValueError(f"unknown subset(s) {bad_s}; choose from {list(SUBSETS)}")
 
 
-def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str]) -> pd.DataFrame:
+def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str | RiskScore]) -> pd.DataFrame:
     """Per evaluation item: split-dependent scores, error label and subset masks for one seed."""
     split = split_items(ctx.items, seed, ctx.fractions)
     eval_idx = split.index[split.to_numpy() == "evaluation"]
@@ -208,12 +215,12 @@ def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str]) -> pd.Data
                 f"scur_scores split the items differently from split_items (seed {seed})"
             )
         table["scur"] = result.scores("evaluation")["scur"].reindex(eval_idx).to_numpy(float)
-    base = [m for m in methods if get_risk_score(m).compute is not None]
+    base = [get_risk_score(m) for m in methods if get_risk_score(m).compute is not None]
     if base:
         b = risk_score_table(ctx.probs, ctx.votes, fit_idx, eval_idx, base, panel=ctx.panel)
-        for m in base:
-            table[m] = b[m].to_numpy()
-    table = table[list(methods)]
+        for score in base:
+            table[score.name] = b[score.name].to_numpy()
+    table = table[score_names(methods)]
     errors = ctx.errors
     if errors is None:
         errors = aggregate_errors(
@@ -234,9 +241,10 @@ def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str]) -> pd.Data
 
 
 def _seed_rows(
-    ctx: RiskContext, seed: int, methods: Sequence[str], subsets: Sequence[str]
+    ctx: RiskContext, seed: int, methods: Sequence[str | RiskScore], subsets: Sequence[str]
 ) -> list[dict]:
     table = _seed_scores(ctx, seed, methods)
+    names = score_names(methods)
     rows = []
     for subset in subsets:
         mask = np.ones(len(table), bool) if subset == "all" else table[subset].to_numpy(bool)
@@ -244,10 +252,10 @@ def _seed_rows(
         n_err = int(sub["error"].sum())
         if subset == "matched":
             sub_votes = ctx.votes.loc[sub.index]
-            values = {m: matched_vote_auroc(sub[m], sub["error"], sub_votes) for m in methods}
+            values = {m: matched_vote_auroc(sub[m], sub["error"], sub_votes) for m in names}
         else:
-            values = auroc_table(sub[list(methods)], sub["error"]).to_dict()
-        for m in methods:
+            values = auroc_table(sub[names], sub["error"]).to_dict()
+        for m in names:
             value = values[m]
             rows.append(
                 {
@@ -263,7 +271,10 @@ def _seed_rows(
 
 
 def _chunk_rows(
-    ctx: RiskContext, seeds: Sequence[int], methods: Sequence[str], subsets: Sequence[str]
+    ctx: RiskContext,
+    seeds: Sequence[int],
+    methods: Sequence[str | RiskScore],
+    subsets: Sequence[str],
 ) -> list[list[dict]]:
     """Rows of several seeds: one parallel task, so the context is sent once per chunk."""
     return [_seed_rows(ctx, s, methods, subsets) for s in seeds]
@@ -272,7 +283,7 @@ def _chunk_rows(
 def risk_table(
     panel: pd.DataFrame,
     seed: int = 0,
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str | RiskScore] = METHODS,
     aggregator: str = "majority",
     *,
     fractions: Sequence[float] = (0.5, 0.3, 0.2),
@@ -329,7 +340,7 @@ def risk_table(
 def evaluate_risk(
     panel: pd.DataFrame,
     seeds: Iterable[int] = range(20),
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str | RiskScore] = METHODS,
     subsets: Sequence[str] = SUBSETS,
     aggregator: str = "majority",
     n_jobs: int = 1,

@@ -24,8 +24,9 @@ from judgerisk._progress import progress_bar
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name
 from judgerisk.panel import validate_panel
-from judgerisk.risk.analysis import METHODS, aggregate_errors, risk_table
+from judgerisk.risk.analysis import METHODS, aggregate_errors, risk_table, score_names
 from judgerisk.risk.metrics import RETENTION_FRACTIONS, retention_table
+from judgerisk.risk.registry import RiskScore
 from judgerisk.splits import split_items
 
 __all__ = [
@@ -55,12 +56,9 @@ def retention_curve(
     rhos : sequence of float in (0, 1], default (1, .9, .8, .7, .6, .5)
         Kept fractions.
     ties : {"average", "stable"}, default "average"
-        How items with equal risk straddling the cut are chosen. ``"average"``: the expected
-        accuracy when tied items are kept in a uniformly random order, computed exactly (the
-        boundary block contributes its error rate times the number of its items kept), so the
-        result does not depend on item order — it matters for scores with few distinct values
-        such as vote entropy. ``"stable"``: keep tied items in the order of ``correct`` (a stable
-        sort). Computed by :func:`judgerisk.risk.metrics.retention_table`.
+        How tied items straddling the cut are chosen: the expected accuracy over random orders
+        of the tie (``"average"``) or the order of ``correct`` (``"stable"``); see
+        :func:`judgerisk.risk.metrics.retention_table`, which computes the curve.
 
     Returns
     -------
@@ -88,7 +86,7 @@ def retention_analysis(
     panel: pd.DataFrame,
     seeds: Iterable[int] = range(5),
     aggregators: Sequence[str | BaseAggregator] = AGGREGATORS,
-    methods: Sequence[str] = METHODS,
+    methods: Sequence[str | RiskScore] = METHODS,
     rhos: Sequence[float] = RHOS,
     *,
     ties: str = "average",
@@ -175,7 +173,7 @@ def retention_analysis(
             else:
                 errors = aggregate_errors(panel, method, fit_items=fit_idx, random_state=seed)
             correct = 1 - errors.reindex(scores.index)
-            for method in methods:
+            for method in score_names(methods):
                 curve = retention_curve(scores[method], correct, rhos, ties=ties)
                 curve.insert(0, "method", method)
                 curve.insert(0, "aggregator", agg)

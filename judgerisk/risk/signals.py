@@ -416,11 +416,6 @@ class ScurResult:
     ecdfs: dict[str, FrozenECDF] = field(repr=False)
     settings: dict[str, Any]
 
-    @property
-    def kept_components(self) -> tuple[str, ...]:
-        """Alias of :attr:`kept`."""
-        return self.kept
-
     def scores(self, split: str | None = None) -> pd.DataFrame:
         """The table indexed by item, optionally only ``"reference"`` or ``"evaluation"`` items."""
         t = self.table

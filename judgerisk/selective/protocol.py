@@ -39,8 +39,18 @@ import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.selective.metrics import errors_of
-from judgerisk.selective.scope import (
+from judgerisk.selective.registry import (
     SELECTORS,
+    Needs,
+    Selector,
+    get_selector,
+    register_selector,
+)
+from judgerisk.selective.scope import (
+    Heuristic,
+    Naive,
+    Scope,
+    Vanilla,
     naive_feasible,
     scope_feasible,
     toe_certified,
@@ -52,6 +62,7 @@ from judgerisk.validation import as_float, check_alpha, tie_blocks
 __all__ = [
     "ALPHAS",
     "METHODS",
+    "SELECTORS",
     "split_masks",
     "split_protocol",
     "summarize_protocol",
@@ -59,14 +70,8 @@ __all__ = [
 ]
 
 ALPHAS: tuple[float, ...] = (0.05, 0.10, 0.15, 0.20, 0.25)
-METHODS: tuple[str, ...] = ("vanilla", "heuristic", "naive", "scope", "toe")
-_NEEDS = {
-    "vanilla": None,
-    "heuristic": "confidence",
-    "naive": "uncertainty",
-    "scope": "uncertainty",
-    "toe": "confidence",
-}
+#: Former name of :data:`judgerisk.selective.registry.SELECTORS` (the registered selectors).
+METHODS: Sequence[str] = SELECTORS
 _FIELDS = ("coverage", "risk", "n_accepted", "n_errors", "threshold")
 
 
@@ -374,56 +379,150 @@ def _put(arr: np.ndarray, sl: slice, cols) -> None:
         arr[i, sl] = c
 
 
+# ------------------------------------------------------------- the built-in selectors' kernels
+class _ThresholdKernel:
+    """SCOPE or naive: :class:`_ThresholdMethods` for one method."""
+
+    cells = 0
+
+    def __init__(self, method, inputs, errors, alphas, n_cal, settings):
+        self.method, self.n_alphas, self.n_cal = method, len(alphas), n_cal
+        self.kernel = _ThresholdMethods(inputs["uncertainty"], errors, alphas, [method], n_cal)
+
+    def block(self, cal):
+        out = self.kernel.block(cal, self.n_cal)
+        return [out[(self.method, ia)] for ia in range(self.n_alphas)]
+
+
+class _VanillaKernel:
+    """Accept every test item: the test errors are the totals minus the calibration ones."""
+
+    cells = 0
+
+    def __init__(self, inputs, errors, alphas, n_cal, settings):
+        self.kernel = _FixedSetMethods(errors, None, alphas, heuristic=False)
+        self.n_test, self.n_alphas = errors.size - n_cal, len(alphas)
+
+    def block(self, cal):
+        errors, _ = self.kernel.block(cal)
+        return [(self.n_test, errors, -np.inf)] * self.n_alphas
+
+
+class _HeuristicKernel:
+    """Accept iff confidence >= 1 - alpha: a fixed set, whatever the split."""
+
+    cells = 0
+
+    def __init__(self, inputs, errors, alphas, n_cal, settings):
+        self.kernel = _FixedSetMethods(errors, inputs["confidence"], alphas, heuristic=True)
+        self.alphas = alphas
+
+    def block(self, cal):
+        _, heur = self.kernel.block(cal)
+        return [(acc, err, 1.0 - a) for (acc, err), a in zip(heur, self.alphas, strict=True)]
+
+
+class _ToEKernel:
+    """Trust-or-Escalate: :class:`_ToE` with the protocol's settings."""
+
+    def __init__(self, inputs, errors, alphas, n_cal, settings):
+        self.cells = settings["n_grid"] + 1
+        self.n_cal = n_cal
+        self.kernel = _ToE(
+            inputs["confidence"],
+            errors,
+            alphas,
+            n_cal,
+            settings["delta"],
+            settings["n_grid"],
+            settings["min_accepted"],
+        )
+
+    def block(self, cal):
+        return self.kernel.block(cal, self.n_cal)
+
+
+def _class_reference(cls):
+    """The per-split reference of a selector class of :mod:`judgerisk.selective.scope`."""
+
+    def reference(x_cal, e_cal, x_test, alpha, settings):
+        sel = cls(alpha=alpha).calibrate(x_cal, e_cal)
+        return sel.threshold_, sel.accept(x_test)
+
+    return reference
+
+
+def _toe_reference(x_cal, e_cal, x_test, alpha, settings):
+    thr = toe_threshold_loop(
+        x_cal, e_cal, alpha, settings["delta"], settings["n_grid"], settings["min_accepted"]
+    )
+    return thr, x_test >= thr
+
+
+def _threshold_kernel(method: str):
+    return lambda *args: _ThresholdKernel(method, *args)
+
+
+#: The five selectors of Methods reference §7, in the order reported:
+#: (name, input, kernel, per-split reference, display name, colour).
+_BUILTINS: tuple[tuple[str, Needs, Any, Any, str, str], ...] = (
+    ("vanilla", None, _VanillaKernel, _class_reference(Vanilla), "Vanilla", "#8c8c8c"),
+    (
+        "heuristic",
+        "confidence",
+        _HeuristicKernel,
+        _class_reference(Heuristic),
+        "Heuristic",
+        "#55a868",
+    ),
+    (
+        "naive",
+        "uncertainty",
+        _threshold_kernel("naive"),
+        _class_reference(Naive),
+        "Naive",
+        "#4c72b0",
+    ),
+    (
+        "scope",
+        "uncertainty",
+        _threshold_kernel("scope"),
+        _class_reference(Scope),
+        "SCOPE",
+        "#c44e52",
+    ),
+    ("toe", "confidence", _ToEKernel, _toe_reference, "Trust-or-Escalate", "#8172b2"),
+)
+
+
 def _vectorised_protocol(
     inputs,
     errors,
     alphas,
-    methods,
+    selectors,
     n_splits,
     cal_frac,
     seed,
-    delta,
-    n_grid,
-    min_accepted,
+    settings,
     memory_budget_mb,
     progress,
 ):
     n = errors.size
     n_cal = _check_split_args(n, n_splits, cal_frac)
-    n_test = n - n_cal
-    thr_methods = [m for m in methods if m in ("scope", "naive")]
-    thr = (
-        _ThresholdMethods(inputs["uncertainty"], errors, alphas, thr_methods, n_cal)
-        if thr_methods
-        else None
-    )
-    fixed = None
-    if "vanilla" in methods or "heuristic" in methods:
-        fixed = _FixedSetMethods(errors, inputs.get("confidence"), alphas, "heuristic" in methods)
-    toe = None
-    if "toe" in methods:
-        toe = _ToE(inputs["confidence"], errors, alphas, n_cal, delta, n_grid, min_accepted)
-    block = _block_size(n, n_splits, n_grid + 1 if toe else 0, memory_budget_mb)
-    acc = {m: [np.zeros((3, n_splits)) for _ in alphas] for m in methods}
+    kernels = {s.name: s.kernel(inputs, errors, alphas, n_cal, settings) for s in selectors}
+    cells = sum(int(getattr(k, "cells", 0)) for k in kernels.values())
+    block = _block_size(n, n_splits, cells, memory_budget_mb)
+    acc = {m: [np.zeros((3, n_splits)) for _ in alphas] for m in kernels}
     blocks = _mask_blocks(n, n_splits, cal_frac, seed, block)
     n_blocks = -(-n_splits // block)
     for s0, cal in progress_bar(
         blocks, enabled=progress, total=n_blocks, desc="split blocks", delay=2
     ):
         sl = slice(s0, s0 + cal.shape[0])
-        if thr is not None:
-            for (m, ia), cols in thr.block(cal, n_cal).items():
+        for m, kernel in kernels.items():
+            for ia, cols in enumerate(kernel.block(cal)):
                 _put(acc[m][ia], sl, cols)
-        if fixed is not None:
-            vanilla_err, heur = fixed.block(cal)
-            if "vanilla" in methods:
-                for arr in acc["vanilla"]:
-                    _put(arr, sl, (n_test, vanilla_err, -np.inf))
-            for ia, (h_acc, h_err) in enumerate(heur):
-                _put(acc["heuristic"][ia], sl, (h_acc, h_err, 1.0 - alphas[ia]))
-        if toe is not None:
-            for ia, cols in enumerate(toe.block(cal, n_cal)):
-                _put(acc["toe"][ia], sl, cols)
+    n_test = n - n_cal
     return {m: [_result(*arr, n_test) for arr in cols] for m, cols in acc.items()}
 
 
@@ -455,27 +554,20 @@ def toe_threshold_loop(
     return best
 
 
-def _loop_protocol(
-    inputs, errors, cal, alphas, methods, n_test, delta, n_grid, min_accepted, progress
-):
-    out = {m: [{f: np.zeros(cal.shape[0]) for f in _FIELDS} for _ in alphas] for m in methods}
-    for s in progress_bar(range(cal.shape[0]), enabled=progress, desc="splits"):
-        c_mask, t_mask = cal[s], ~cal[s]
-        for m in methods:
-            x = inputs[_NEEDS[m]] if _NEEDS[m] else np.zeros(errors.size)
+def _loop_protocol(inputs, errors, cal, alphas, selectors, n_test, settings, progress):
+    out = {
+        s.name: [{f: np.zeros(cal.shape[0]) for f in _FIELDS} for _ in alphas] for s in selectors
+    }
+    for k in progress_bar(range(cal.shape[0]), enabled=progress, desc="splits"):
+        c_mask, t_mask = cal[k], ~cal[k]
+        for sel in selectors:
+            x = inputs[sel.needs] if sel.needs else np.zeros(errors.size)
             for ia, a in enumerate(alphas):
-                if m == "toe":
-                    thr = toe_threshold_loop(
-                        x[c_mask], errors[c_mask], a, delta, n_grid, min_accepted
-                    )
-                    acc = x[t_mask] >= thr
-                else:
-                    sel = SELECTORS[m](alpha=a).calibrate(x[c_mask], errors[c_mask])
-                    thr, acc = sel.threshold_, sel.accept(x[t_mask])
-                res = out[m][ia]
-                res["n_accepted"][s] = acc.sum()
-                res["n_errors"][s] = (acc & errors[t_mask]).sum()
-                res["threshold"][s] = thr
+                thr, acc = sel.reference(x[c_mask], errors[c_mask], x[t_mask], a, settings)
+                res = out[sel.name][ia]
+                res["n_accepted"][k] = acc.sum()
+                res["n_errors"][k] = (acc & errors[t_mask]).sum()
+                res["threshold"][k] = thr
     return {
         m: [_result(r["n_accepted"], r["n_errors"], r["threshold"], n_test) for r in cols]
         for m, cols in out.items()
@@ -489,7 +581,7 @@ def split_protocol(
     *,
     confidence: npt.ArrayLike | None = None,
     alphas: Sequence[float] = ALPHAS,
-    methods: Sequence[str] | None = None,
+    methods: Sequence[str | Selector] | None = None,
     n_splits: int = 1000,
     cal_frac: float = 0.5,
     seed: int = 0,
@@ -515,9 +607,11 @@ def split_protocol(
         Confidence per item (e.g. :math:`\\max(\\bar p, 1-\\bar p)`). Needed by ``heuristic``
         and ``toe``.
     alphas : sequence of float, default (.05, .10, .15, .20, .25)
-    methods : sequence of str, optional
-        Subset of ``("vanilla", "heuristic", "naive", "scope", "toe")``. Default: every method
-        whose input is given.
+    methods : sequence of str or Selector, optional
+        Registered selectors (:data:`judgerisk.selective.registry.SELECTORS`: built in
+        ``"vanilla"``, ``"heuristic"``, ``"naive"``, ``"scope"``, ``"toe"``) or
+        :class:`~judgerisk.selective.registry.Selector` entries. Default: every registered
+        selector whose input is given.
     n_splits : int, default 1000
     cal_frac : float, default 0.5
     seed : int, default 0
@@ -560,44 +654,33 @@ def split_protocol(
                 raise ValueError(f"{name} has {arr.size} entries but preds/gold have {n}")
             inputs[name] = arr
     if methods is None:
-        methods = tuple(m for m in METHODS if _NEEDS[m] is None or _NEEDS[m] in inputs)
-    methods = tuple(methods)
-    for m in methods:
-        if m not in _NEEDS:
-            raise ValueError(f"unknown method {m!r}; choose from {METHODS}")
-        if _NEEDS[m] is not None and _NEEDS[m] not in inputs:
-            raise ValueError(f"method {m!r} needs {_NEEDS[m]}=...; it was not given")
+        chosen = [get_selector(m) for m in SELECTORS]
+        selectors = [s for s in chosen if s.needs is None or s.needs in inputs]
+    else:
+        selectors = [get_selector(m) for m in methods]
+    for sel in selectors:
+        if sel.needs is not None and sel.needs not in inputs:
+            raise ValueError(f"method {sel.name!r} needs {sel.needs}=...; it was not given")
     alphas = tuple(check_alpha(a) for a in alphas)
+    settings = {"delta": delta, "n_grid": int(n_grid), "min_accepted": int(min_accepted)}
     if loop:
         cal = split_masks(n, n_splits, cal_frac, seed)
-        res = _loop_protocol(
-            inputs,
-            errors,
-            cal,
-            alphas,
-            methods,
-            n - int(cal[0].sum()),
-            delta,
-            n_grid,
-            min_accepted,
-            progress,
-        )
+        n_test = n - int(cal[0].sum())
+        res = _loop_protocol(inputs, errors, cal, alphas, selectors, n_test, settings, progress)
     else:
         res = _vectorised_protocol(
             inputs,
             errors,
             alphas,
-            methods,
+            selectors,
             int(n_splits),
             cal_frac,
             seed,
-            delta,
-            n_grid,
-            min_accepted,
+            settings,
             memory_budget_mb,
             progress,
         )
-    return _assemble(res, methods, alphas, int(n_splits))
+    return _assemble(res, [s.name for s in selectors], alphas, int(n_splits))
 
 
 def _assemble(res, methods, alphas, n_splits) -> pd.DataFrame:
@@ -662,3 +745,9 @@ def summarize_protocol(table: pd.DataFrame) -> pd.DataFrame:
             "n_splits",
         ]
     ]
+
+
+for _name, _needs, _kernel, _reference, _label, _color in _BUILTINS:
+    register_selector(
+        _name, needs=_needs, kernel=_kernel, reference=_reference, label=_label, color=_color
+    )

@@ -47,7 +47,6 @@ __all__ = [
     "Heuristic",
     "Vanilla",
     "TrustOrEscalate",
-    "SELECTORS",
 ]
 
 #: Slack in the feasibility comparisons, so that decimal alphas behave as in exact arithmetic
@@ -389,13 +388,3 @@ class TrustOrEscalate(_Selector):
         )
         self.feasible_ = bool(np.isfinite(self.threshold_))
         return self
-
-
-#: Selector classes by method name, as used by :func:`judgerisk.selective.protocol.split_protocol`.
-SELECTORS = {
-    "vanilla": Vanilla,
-    "heuristic": Heuristic,
-    "naive": Naive,
-    "scope": Scope,
-    "toe": TrustOrEscalate,
-}
