@@ -16,6 +16,7 @@ from judgerisk.risk.metrics import consensus_share, high_consensus
 
 __all__ = [
     "MECHANISMS",
+    "tie_effect",
     "consensus",
     "error_mechanisms",
     "flip_rates",
@@ -155,3 +156,38 @@ def judge_parameters(panel: pd.DataFrame, truth: Any) -> pd.DataFrame:
     """Each judge's accuracy next to its simulated discrimination ``a`` and noise ``sigma``."""
     acc = judge_accuracy(panel).to_frame()
     return acc.join(truth.a.rename("a")).join(truth.sigma.rename("sigma")).rename_axis("judge")
+
+
+def tie_effect(panel: pd.DataFrame) -> dict[str, int]:
+    """What counting ties as half a vote changes on a panel's original condition.
+
+    Compares the contract's votes (a tie is 0.5) with the former rule (a tie counts as B).
+
+    Returns
+    -------
+    dict
+        ``ties`` (tie cells), ``cells``, ``tie_items`` (items with a tie cell), ``items``,
+        ``ve_changed`` (items whose vote entropy changes), ``majority_changed`` (items whose
+        majority verdict changes, ties broken by the mean probability either way) and
+        ``no_preference`` (items whose vote share and mean probability are both exactly 1/2:
+        B by the majority's rule, flagged in its ``tie`` column).
+    """
+    from judgerisk.panel import validate_panel
+    from judgerisk.risk.baselines import binary_entropy
+
+    panel = validate_panel(panel, conditions=None)
+    votes = verdicts(panel, ORIGINAL)
+    former = (to_wide(panel, "logit", ORIGINAL) > 0).astype(float).where(votes.notna())
+    probs = to_wide(panel, "p", ORIGINAL)
+    now, before = majority_vote(votes, probs), majority_vote(former, probs)
+    tie = votes.eq(0.5)
+    share = votes.mean(axis=1)
+    return {
+        "ties": int(tie.sum().sum()),
+        "cells": int(votes.notna().sum().sum()),
+        "tie_items": int(tie.any(axis=1).sum()),
+        "items": len(votes),
+        "ve_changed": int((binary_entropy(share) != binary_entropy(former.mean(axis=1))).sum()),
+        "majority_changed": int((now["verdict"] != before["verdict"]).sum()),
+        "no_preference": int((now["tie"] & (probs.mean(axis=1).round(12) == 0.5)).sum()),
+    }

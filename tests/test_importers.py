@@ -402,7 +402,7 @@ def test_tie_cells_are_their_own_value_in_matched_votes():
 
 
 def test_tie_effect_counts_what_half_votes_change():
-    from judgerisk.orientation import tie_effect
+    from judgerisk.describe import tie_effect
 
     effect = tie_effect(_two_two_tie())
     # y: A, tie, B -> vote share 1/2 now (was 1/3): its entropy changes, its mean p is 1/2
