@@ -117,7 +117,7 @@ def test_matched_vote_auroc_nan_without_usable_group():
     votes = pd.DataFrame({"J1": [1.0, 1.0, 0.0], "J2": [1.0, 1.0, 0.0]})
     errors = pd.Series([0, 0, 1])
     assert math.isnan(matched_vote_auroc(pd.Series([0.1, 0.2, 0.3]), errors, votes))
-    with pytest.raises(ValueError, match="1.0/0.0/NaN"):
+    with pytest.raises(ValueError, match="1.0/0.5/0.0/NaN"):
         matched_vote_auroc(pd.Series([0.1, 0.2, 0.3]), errors, votes.replace(1.0, 2.0))
 
 
