@@ -142,6 +142,7 @@ def _recompute(record: dict) -> pd.DataFrame:
                 seed=params["seed"],
                 aggregators=tuple(a for a in aggregators.split(",") if a),
                 max_seeds=params.get("max_seeds"),
+                protocol=params.get("protocol", "kfold"),
                 scur_options=accelerate_options(params.get("accelerate", "anderson")),
             )
         return table.reset_index()

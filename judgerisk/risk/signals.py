@@ -78,7 +78,7 @@ from scipy.special import entr
 from judgerisk.panel import CONDITIONS, FAMILIES, ORIGINAL, PanelError, validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
-from judgerisk.splits import split_items
+from judgerisk.splits import SPLIT_NAMES, split_items
 
 __all__ = [
     "COMPONENTS",
@@ -454,6 +454,44 @@ def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed):
     return lmm
 
 
+def _given_split(split: pd.Series, panel: pd.DataFrame) -> pd.Series:
+    """A caller's split, checked to label every item of the panel with a split name."""
+    if not isinstance(split, pd.Series):
+        raise TypeError(f"split must be a pandas Series by item, got {type(split).__name__}")
+    items = pd.Index(pd.unique(panel["item"]))
+    missing = items.difference(split.index)
+    if len(missing):
+        raise ValueError(f"split has no label for item(s) {list(missing[:10])}")
+    bad = ~split.isin(SPLIT_NAMES)
+    if bad.any():
+        raise ValueError(f"split labels must be among {SPLIT_NAMES}; got {split[bad].iloc[0]!r}")
+    return split.reindex(items.sort_values()).rename_axis("item").rename("split")
+
+
+def _fitted_cells(score_panel: pd.DataFrame, model: Any) -> pd.DataFrame:
+    """The cells of judges and conditions the fit saw; the others are left out, with a warning.
+
+    A judge seen only on reference or evaluation items (a crowdsourced panel) has no fitted
+    parameters, so its cells cannot be predicted in this split.
+    """
+    known_j = getattr(model, "judges_", None)
+    known_c = getattr(model, "conditions_", None)
+    if known_j is None or known_c is None:
+        return score_panel
+    ok = score_panel["judge"].isin(known_j) & score_panel["condition"].isin(known_c)
+    if ok.all():
+        return score_panel
+    n_bad = int((~ok).sum())
+    names = sorted(set(score_panel.loc[~ok, "judge"]))
+    warnings.warn(
+        f"{n_bad} cell(s) of {len(names)} judge(s) or condition(s) absent from this split's fit "
+        f"items (e.g. judge {names[0]!r}) cannot be predicted and are left out of its signals",
+        UserWarning,
+        stacklevel=3,
+    )
+    return score_panel.loc[ok.to_numpy()].reset_index(drop=True)
+
+
 def _normalise(
     raw: pd.DataFrame, is_ref: np.ndarray
 ) -> tuple[dict[str, np.ndarray], dict[str, FrozenECDF], dict[str, str]]:
@@ -493,6 +531,7 @@ def scur_scores(
     lmm: Any = None,
     lmm_params: dict | None = None,
     s_norm: str = "ecdf",
+    split: pd.Series | None = None,
 ) -> ScurResult:
     """Cross-fitted SCUR risk scores for the reference and evaluation items of one seed.
 
@@ -523,6 +562,10 @@ def scur_scores(
         :math:`\\max_k z^{S_k}` with its own reference ECDF, so that :math:`z^S` is uniform on
         the reference items like :math:`z^U` and :math:`z^C`; ``"max"`` uses the maximum
         itself, which is stochastically larger than a uniform when both families are kept.
+    split : pandas.Series, optional
+        A given fit / reference / evaluation label for every item (e.g. one fold of
+        :func:`judgerisk.splits.cross_fit_splits`); then ``splits`` is not used and ``seed``
+        only seeds the LMM's restarts.
 
     Returns
     -------
@@ -571,7 +614,10 @@ def scur_scores(
     cols = [c for c in ("item", "judge", "condition", "logit", "p") if c in panel.columns]
     panel = validate_panel(panel[cols], conditions=CONDITIONS)  # gold and extras never enter
 
-    split = split_items(pd.unique(panel["item"]), seed, splits)
+    if split is None:
+        split = split_items(pd.unique(panel["item"]), seed, splits)
+    else:
+        split = _given_split(split, panel)
     row_split = split.reindex(panel["item"].to_numpy()).to_numpy()
     if not (split == "reference").any():
         raise PanelError(
@@ -582,6 +628,7 @@ def scur_scores(
     score_panel = panel.loc[row_split != "fit"].reset_index(drop=True)
 
     model = _fit_or_reuse_lmm(lmm, lmm_params, fit_panel, seed)
+    score_panel = _fitted_cells(score_panel, model)
     preds = model.predict_loo(score_panel)
     _require(preds, _PRED_COLUMNS, "lmm.predict_loo output")
 
