@@ -200,14 +200,17 @@ def score_panel(
     panel = validate_panel(panel, conditions=CONDITIONS)
     check_scorable(panel)
     unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
+    if "gold" in panel.columns:  # marked valid once, so the aggregators skip the checks
+        unlabelled = validate_panel(unlabelled, conditions=CONDITIONS)
     items = pd.Index(pd.unique(unlabelled["item"]), name="item").sort_values()
     splits = cross_fit_splits(items, n_seeds, seed, protocol, n_folds)
     keep = "evaluation" if protocol == "kfold" else None
+    cells = panel[["item", "judge", "condition", "logit", "p"]]  # validated above
     tables = []
     for s, _, split in progress_bar(
         splits, total=len(splits), enabled=progress, desc="SCUR splits", unit="split"
     ):
-        res = scur_scores(unlabelled, seed=s, split=split, **(scur_options or {}))
+        res = scur_scores(cells, seed=s, split=split, check_input=False, **(scur_options or {}))
         table = res.table if keep is None else res.table.loc[res.table["split"] == keep]
         tables.append(table)
     long = pd.concat(tables, ignore_index=True)

@@ -135,7 +135,7 @@ def split_items(
 
 #: Default number of cross-fitting repetitions (library, command line, report, chapters): the
 #: count from which the real panels' conclusions stop moving (the book's chapter 10).
-DEFAULT_REPEATS = 2
+DEFAULT_REPEATS = 1
 
 #: Ways of drawing the cross-fitting splits: repeated K-fold (the default) or the paper's
 #: independent random splits.

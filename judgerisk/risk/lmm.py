@@ -726,7 +726,9 @@ class LatentMeasurementModel:
         return lam
 
     # ---------------------------------------------------------------- fit
-    def fit(self, panel: pd.DataFrame, y: npt.ArrayLike | None = None) -> LatentMeasurementModel:
+    def fit(
+        self, panel: pd.DataFrame, y: npt.ArrayLike | None = None, check_input: bool = True
+    ) -> LatentMeasurementModel:
         """Fit the model to every cell of a panel (normally the fit split's items).
 
         Parameters
@@ -735,13 +737,18 @@ class LatentMeasurementModel:
             A panel (validated here); only ``item, judge, condition, logit`` are used.
         y : ignored
             No gold label is used.
+        check_input : bool, default True
+            Validate the panel (:func:`judgerisk.panel.validate_panel`). ``False`` is for
+            callers that pass rows of a panel they validated already (cross-fitting's folds):
+            the checks are skipped, so anything else gives undefined results.
 
         Returns
         -------
         self
         """
         lam = self._check_params()
-        panel = validate_panel(panel, conditions=None)
+        if check_input:
+            panel = validate_panel(panel, conditions=None)
         arr = encode_panel(panel)
         d = Design.from_arrays(arr)
         rng = np.random.default_rng(self.random_state)
@@ -847,10 +854,13 @@ class LatentMeasurementModel:
         if not hasattr(self, "q_"):
             raise RuntimeError("LatentMeasurementModel is not fitted yet; call fit(panel)")
 
-    def _codes(self, panel: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    def _codes(
+        self, panel: pd.DataFrame, check_input: bool = True
+    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
         """Validate a panel and map its judges / conditions to the fit's codes."""
         self._check_fitted()
-        panel = validate_panel(panel, conditions=None)
+        if check_input:
+            panel = validate_panel(panel, conditions=None)
         j = self.judges_.get_indexer(panel["judge"])
         c = pd.Index(self.conditions_).get_indexer(panel["condition"])
         problems = []
@@ -873,7 +883,7 @@ class LatentMeasurementModel:
         logit_hat = a[j] * q + offsets[j, c]
         return panel.assign(**{name: q, "logit_hat": logit_hat, "p_hat": expit(logit_hat)})
 
-    def predict_loo(self, panel: pd.DataFrame) -> pd.DataFrame:
+    def predict_loo(self, panel: pd.DataFrame, check_input: bool = True) -> pd.DataFrame:
         r"""Leave-one-judge-out predictions for every cell of a panel (Methods reference §3).
 
         Parameters
@@ -881,6 +891,8 @@ class LatentMeasurementModel:
         panel : pandas.DataFrame
             A panel whose items need not be in the fit (that is the purpose); its judges
             and conditions must be.
+        check_input : bool, default True
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -906,7 +918,7 @@ class LatentMeasurementModel:
         PanelError
             When the panel has judges or conditions that the fit did not see.
         """
-        panel, j, c = self._codes(panel)
+        panel, j, c = self._codes(panel, check_input)
         items = pd.Index(pd.unique(panel["item"]))
         i = items.get_indexer(panel["item"])
         J = len(self.judges_)

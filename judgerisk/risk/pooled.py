@@ -21,6 +21,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from judgerisk.panel import CONDITIONS, validate_panel
 from judgerisk.risk.analysis import RiskContext, risk_context
 from judgerisk.risk.metrics import vote_patterns
 from judgerisk.risk.registry import BASELINES, risk_score_table
@@ -62,7 +63,7 @@ def _seed_table(
     """
     eval_idx = split.index[split.to_numpy() == "evaluation"]
     fit_idx = split.index[split.to_numpy() == "fit"]
-    res = scur_scores(ctx.panel, seed, split=split, **ctx.scur_options)
+    res = scur_scores(ctx.panel, seed, split=split, check_input=False, **ctx.scur_options)
     scored = res.scores()
     cols = {"scur": scored["scur"]}
     for c in _FAMILY_COLUMNS:
@@ -72,7 +73,9 @@ def _seed_table(
             cols[name] = combine_scur(scored[list(zs)])
     reuse = {k: v for k, v in ctx.scur_options.items() if k not in ("lmm", "lmm_params")}
     for name, opts in options.items():
-        alt = scur_scores(ctx.panel, seed, split=split, lmm=res.lmm, **{**reuse, **opts})
+        alt = scur_scores(
+            ctx.panel, seed, split=split, lmm=res.lmm, check_input=False, **{**reuse, **opts}
+        )
         alt_scored = alt.scores()
         cols[name] = alt_scored["scur"]
         for c in _FAMILY_COLUMNS:
@@ -197,6 +200,8 @@ def repetition_tables(
     under ``"paper"``), so that a study can pool the first R repetitions for every R without
     refitting (:func:`pool_tables`).
     """
+    # checked once here with scur_scores' own rules; its folds then skip the checks
+    validate_panel(ctx.panel, conditions=CONDITIONS)
     out = []
     for seed in seeds:
         splits = cross_fit_splits(ctx.items, 1, int(seed), protocol, n_folds, ctx.fractions)

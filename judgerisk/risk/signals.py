@@ -431,7 +431,7 @@ class ScurResult:
         return t.set_index("item")
 
 
-def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed):
+def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed, check_input: bool = True):
     if lmm is not None and lmm_params:
         raise ValueError(
             "give either lmm (a model) or lmm_params (its constructor arguments), not both"
@@ -440,7 +440,7 @@ def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed):
         from judgerisk.risk.lmm import LatentMeasurementModel
 
         params = {"random_state": seed, **(lmm_params or {})}
-        return LatentMeasurementModel(**params).fit(fit_panel)
+        return LatentMeasurementModel(**params).fit(fit_panel, check_input=check_input)
     if not hasattr(lmm, "a_"):
         return lmm.fit(fit_panel)
     q = getattr(lmm, "q_", None)
@@ -532,6 +532,7 @@ def scur_scores(
     lmm_params: dict | None = None,
     s_norm: str = "ecdf",
     split: pd.Series | None = None,
+    check_input: bool = True,
 ) -> ScurResult:
     """Cross-fitted SCUR risk scores for the reference and evaluation items of one seed.
 
@@ -566,6 +567,10 @@ def scur_scores(
         A given fit / reference / evaluation label for every item (e.g. one fold of
         :func:`judgerisk.splits.cross_fit_splits`); then ``splits`` is not used and ``seed``
         only seeds the LMM's restarts.
+    check_input : bool, default True
+        Validate the panel. ``False`` skips every check, for callers that pass a panel
+        :func:`judgerisk.panel.validate_panel` returned (with ``conditions=CONDITIONS``), as
+        the cross-fitting loops do once for all their folds.
 
     Returns
     -------
@@ -612,7 +617,9 @@ def scur_scores(
         if val not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, got {val!r}")
     cols = [c for c in ("item", "judge", "condition", "logit", "p") if c in panel.columns]
-    panel = validate_panel(panel[cols], conditions=CONDITIONS)  # gold and extras never enter
+    panel = panel[cols]  # gold and extras never enter
+    if check_input:
+        panel = validate_panel(panel, conditions=CONDITIONS)
 
     if split is None:
         split = split_items(pd.unique(panel["item"]), seed, splits)
@@ -627,9 +634,10 @@ def scur_scores(
     fit_panel = panel.loc[row_split == "fit"].reset_index(drop=True)
     score_panel = panel.loc[row_split != "fit"].reset_index(drop=True)
 
-    model = _fit_or_reuse_lmm(lmm, lmm_params, fit_panel, seed)
+    model = _fit_or_reuse_lmm(lmm, lmm_params, fit_panel, seed, check_input)
     score_panel = _fitted_cells(score_panel, model)
-    preds = model.predict_loo(score_panel)
+    # a user's model need not know check_input: it is only passed to skip the checks
+    preds = model.predict_loo(score_panel, **({} if check_input else {"check_input": False}))
     _require(preds, _PRED_COLUMNS, "lmm.predict_loo output")
 
     raw = pd.concat(
