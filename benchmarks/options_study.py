@@ -31,11 +31,10 @@ from judgerisk.datasets.llmbar import load_llmbar_panel
 from judgerisk.datasets.pandalm import load_pandalm_panel
 from judgerisk.datasets.shipped import load_smollm2_llmbar
 from judgerisk.panel import atomic_write, validate_panel
-from judgerisk.risk.pooled import OPTIONS, pooled_scores
-from judgerisk.risk.presets import DECISION_RULE, decide, study_rows
+from judgerisk.risk.presets import DECISION_RULE, STUDY, decide, options_study
 from judgerisk.simulate import simulate_panel
 
-NAME = "scur_options_study"
+NAME = STUDY
 #: Simulated generating settings (knobs of judgerisk.simulate.simulate_panel).
 SIMULATED = {
     "simulated: default": {},
@@ -77,13 +76,7 @@ def main() -> None:
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     start = time.time()
-    rows = []
-    for name, (panel, real) in panels(args.n_items).items():
-        t = time.perf_counter()
-        pooled = pooled_scores(panel, seeds=range(args.repeats), options=OPTIONS, ablation=True)
-        rows.append(study_rows(pooled, name, real, n_boot=args.n_boot))
-        print(f"{name}: {time.perf_counter() - t:.1f} s", flush=True)
-    table = pd.concat(rows, ignore_index=True)
+    table = options_study(panels(args.n_items), args.repeats, args.n_boot, progress=True)
     tally, choice = decide(table)
     print(tally.to_string())
     print(choice)

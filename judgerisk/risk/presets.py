@@ -33,7 +33,9 @@ signals and their combination).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from importlib import resources
 
 import pandas as pd
 
@@ -43,10 +45,17 @@ from judgerisk.risk.pooled import ABLATION, OPTIONS
 __all__ = [
     "DECISION_RULE",
     "PAPER",
+    "STUDY",
     "SWITCHES",
     "decide",
+    "load_study",
+    "options_study",
+    "preset_options",
     "study_rows",
 ]
+
+#: Name of the shipped result of :func:`options_study` (a derived artefact with a manifest).
+STUDY = "scur_options_study"
 
 #: The rule of the module docstring, as one paragraph (shown above the table in the book).
 DECISION_RULE = (
@@ -149,3 +158,53 @@ def preset_options(choice: Mapping[str, str]) -> dict[str, str]:
         if switch != "signals" and alt != "paper":
             out.update(OPTIONS[alt])
     return out
+
+
+def options_study(
+    panels: Mapping[str, tuple[pd.DataFrame, bool]],
+    repeats: int = 3,
+    n_boot: int = 2000,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """:func:`study_rows` of every panel: pooled scores with all options and the ablation.
+
+    Parameters
+    ----------
+    panels : mapping
+        Display name -> (panel with gold, whether it is a real panel that votes).
+    repeats : int, default 3
+        Repetitions of 5-fold cross-fitting (:func:`judgerisk.risk.pooled.pooled_scores`).
+    n_boot : int, default 2000
+    progress : bool, default False
+        Print each panel's name when done.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of all panels; :func:`decide` applies the rule to them.
+    """
+    from judgerisk.risk.pooled import pooled_scores
+
+    rows = []
+    for name, (panel, real) in panels.items():
+        pooled = pooled_scores(panel, seeds=range(repeats), options=OPTIONS, ablation=True)
+        rows.append(study_rows(pooled, name, real, n_boot=n_boot))
+        if progress:
+            print(f"{name}: done", flush=True)
+    return pd.concat(rows, ignore_index=True)
+
+
+def load_study() -> tuple[pd.DataFrame, dict]:
+    """The shipped :func:`options_study` result and its manifest (how it was computed).
+
+    Returns
+    -------
+    (pandas.DataFrame, dict)
+        The study rows (see :func:`study_rows`) and the manifest: the rule, the choice,
+        the parameters, the command that recomputes it and the code commit.
+    """
+    folder = resources.files("judgerisk.datasets.shipped")
+    with resources.as_file(folder / f"{STUDY}.parquet") as path:
+        table = pd.read_parquet(path)
+    manifest = json.loads((folder / f"{STUDY}.manifest.json").read_text())
+    return table, manifest
