@@ -144,8 +144,8 @@ def decide(rows: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
     choice: dict[str, str] = {}
     for switch, alts in SWITCHES.items():
         present = [a for a in alts if (switch, a) in tally.index]
-        best = max(present, key=lambda a: tally.loc[(switch, a), "score"], default=None)
-        ok = best is not None and tally.loc[(switch, best), "score"] > 0
+        best = max(present, key=lambda a: tally.loc[(switch, a), "score"], default="paper")
+        ok = best != "paper" and tally.loc[(switch, best), "score"] > 0
         choice[switch] = best if ok else "paper"
     tally["chosen"] = [choice[s] == a for s, a in tally.index]
     return tally.reset_index(), choice
