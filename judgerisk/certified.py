@@ -19,15 +19,15 @@ Why the scores do not leak, and why they are exchangeable
 SCOPE's guarantee needs calibration and test items to be exchangeable *with their scores*: the
 score function must not treat labelled and unlabelled items differently. :func:`score_panel` never
 reads gold (the column is removed before scoring and only passed through to the output), and it
-scores every item the same way: for each of ``n_seeds`` random fit / reference / evaluation splits
-(Methods reference §3) SCUR is computed for that seed's reference and evaluation items, and an item's score
-is the mean over the seeds that scored it. The splits are drawn independently of which items are
-labelled, so permuting the items permutes the scores in distribution, and a random labelled subset
-is exchangeable with the rest. The per-seed table alone would not do: within one seed the
-reference items define the ECDFs that normalise the signals and so sit inside their own
-normalisation (:math:`z \\ge 1/n_{ref}` for them, not for evaluation items) — using one seed's
-reference and evaluation items as calibration and test would mix two score distributions. Using
-only one seed's evaluation items would be valid but keeps 20 % of the items.
+scores every item the same way: ``n_seeds`` repetitions of 5-fold cross-fitting (Methods
+reference §3) each evaluate every item exactly once — as an evaluation item, against ECDFs frozen
+on another fold — and an item's score is the mean of its ``n_seeds`` evaluation scores. The folds
+are drawn independently of which items are labelled, so permuting the items permutes the scores in
+distribution, and a random labelled subset is exchangeable with the rest. Reference scores are
+left out: reference items sit inside their own normalisation (:math:`z \\ge 1/n_{ref}` for them,
+not for evaluation items), so mixing them in would mix two score distributions. (The paper's
+protocol, ``protocol="paper"``, averages an item's reference and evaluation scores over the
+random splits that did not fit on it, as before.)
 
 The aggregators (Dawid–Skene etc.) are fitted on all items' verdicts, again without gold, which is
 symmetric in the items. PE, VE and MSP are per-item functions.

@@ -423,7 +423,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("panel", help="panel file (.csv, .parquet, .jsonl)")
     p.add_argument("-o", "--output", required=True, help="HTML file to write")
-    p.add_argument("--n-seeds", type=_positive_int, default=3, help="splits averaged in SCUR")
+    p.add_argument(
+        "--n-seeds",
+        type=_positive_int,
+        default=3,
+        help="repetitions of 5-fold cross-fitting averaged in SCUR",
+    )
     p.add_argument("--seed", type=_seed, default=0, help="first split's seed")
     p.add_argument("--alpha", type=_alpha, default=0.1, help="target false discovery rate")
     p.add_argument(

@@ -1,17 +1,27 @@
-"""Random fit / reference / evaluation splits of items (cross-fitting, Methods reference §3).
+"""Fit / reference / evaluation splits of items (cross-fitting, Methods reference §3).
 
-For each seed the items are split at random 50 / 30 / 20 into
+Every split labels each item as one of
 
 * **fit** items, which alone estimate the latent measurement model's judge and
   condition parameters;
 * **reference** items, whose risk signals define the frozen ECDFs;
 * **evaluation** items, which are scored against those frozen ECDFs.
 
+Two protocols draw the splits (:func:`cross_fit_splits`):
+
+* ``"kfold"`` (the default): repeated K-fold cross-fitting. The items are partitioned into K
+  folds (:func:`fold_labels`); each fold is once the evaluation set, the next fold the
+  reference set and the rest the fit set (:func:`fold_split`; K = 5 gives 60 / 20 / 20), so
+  every item is evaluated exactly once per repetition.
+* ``"paper"``: the paper's independent random 50 / 30 / 20 splits (:func:`split_items`), under
+  which an item may be evaluated in none of the splits.
+
 References
 ----------
 Methods reference §3; "Can We Trust This Evaluation? Instance-Level Reliability of
 LLM-as-a-Judge" (cross-fitting: "items are randomly partitioned into fit, reference,
-and evaluation splits in a 50/30/20 ratio").
+and evaluation splits in a 50/30/20 ratio"); V. Chernozhukov et al. (2018), "Double/debiased
+machine learning", *The Econometrics Journal* 21, C1-C68 (repeated K-fold cross-fitting).
 """
 
 from __future__ import annotations

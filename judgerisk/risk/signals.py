@@ -25,7 +25,9 @@ Public API (stable; other modules code against it)
 ``combine_scur(z) -> Series "scur"``
     ``1 - prod max(1 - z, 1e-12)`` over the columns ``z_U, z_C, z_S`` present in ``z``.
 ``scur_scores(panel, seed, splits=(0.5, 0.3, 0.2), c_kind="xent", s_kind="prob",
-u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf") -> ScurResult``
+u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf", split=None,
+check_input=True) -> ScurResult`` (``split``: a given fold of
+:func:`judgerisk.splits.cross_fit_splits`)
 ``explain(result, item, panel=None) -> ItemExplanation`` (the paper's Table 2 for one item)
 ``riskiest(result, n=10, split="evaluation", threshold=0.9) -> DataFrame`` (Table-2-like list)
 
@@ -585,7 +587,10 @@ def scur_scores(
 
     Notes
     -----
-    1. Split the items at random into fit / reference / evaluation.
+    1. Split the items at random into fit / reference / evaluation (or take ``split``).
+       Cells of judges or conditions that no fit item has cannot be predicted; they are
+       left out of the signals, with a warning (a crowdsourced judge seen only on
+       reference or evaluation items).
     2. Fit the LMM on the fit items only; predict every reference and evaluation cell
        leave-one-judge-out, :math:`\\hat p_{ijc} = \\sigma(\\hat a_j q_i^{(-j)} + \\hat b_j
        + \\hat\\delta_c + \\hat\\kappa_{jc})`.
