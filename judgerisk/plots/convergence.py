@@ -32,8 +32,8 @@ def plot_margin_curve(curves: dict[str, pd.DataFrame], axes: Any = None) -> plt.
     -------
     matplotlib.figure.Figure
         One panel per dataset: per protocol, the margin (marker) and its interval (bar) at
-        each number of repetitions R, the x axis in evaluations per item; the dashed line is
-        no difference.
+        each number of repetitions R (K-fold: R evaluations per item; the paper's protocol: R
+        random splits); the dashed line is no difference.
     """
     if axes is None:
         fig, axes = style.subplots(len(curves), 1, height=2.9 * len(curves), squeeze=False)
@@ -44,7 +44,7 @@ def plot_margin_curve(curves: dict[str, pd.DataFrame], axes: Any = None) -> plt.
     colors = {"kfold": "C0", "paper": "C1"}
     for ax, (name, curve) in zip(axes, curves.items(), strict=True):
         for k, (protocol, g) in enumerate(curve.groupby("protocol", sort=False)):
-            x = g["evaluations"].to_numpy() * (1 + 0.02 * (k - 0.5))  # side by side
+            x = g["n_repeats"].to_numpy() * (1 + 0.03 * (k - 0.5))  # side by side
             y = g["diff"].to_numpy()
             err = np.vstack([y - g["low"].to_numpy(), g["high"].to_numpy() - y])
             ax.errorbar(
@@ -58,7 +58,10 @@ def plot_margin_curve(curves: dict[str, pd.DataFrame], axes: Any = None) -> plt.
             )
         ax.axhline(0.0, color="0.4", linestyle="--", linewidth=0.8)
         ax.set_xscale("log")
-        ax.set_xlabel("out-of-fold evaluations per item (mean)")
+        ticks = sorted(curve["n_repeats"].unique())
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.minorticks_off()
+        ax.set_xlabel("repetitions R (K-fold: evaluations per item) / random splits (paper)")
         base = style.label(str(curve["baseline"].iloc[0]))
         ax.set_ylabel(f"AUROC(SCUR) - AUROC({base})")
         ax.set_title(name)
