@@ -122,3 +122,16 @@ def test_decision_rule_counts_only_real_panels_and_ties_go_to_the_paper():
     assert preset_options(choice)["c_kind"] == "residual"
     assert preset_options({"C kind": "paper"}) == PAPER
     assert np.array_equal(tally["wins"], [1, 1])
+
+
+def test_s_on_the_log_odds_scale_is_the_mean_absolute_logit_change():
+    from judgerisk.panel import validate_panel
+    from judgerisk.risk.signals import signal_s
+
+    panel = validate_panel(simulate_panel(n_items=30, n_judges=3, seed=8).data)
+    s = signal_s(panel, kind="logit")
+    wide = panel.pivot_table(index=["item", "judge"], columns="condition", values="logit")
+    pairs = (("original", "swap"), ("rubric1", "swap_rubric1"), ("rubric2", "swap_rubric2"))
+    diffs = pd.concat([(wide[a] - wide[b]).abs() for a, b in pairs])
+    by_hand = diffs.groupby(level="item").mean()
+    np.testing.assert_allclose(s["S_order"].to_numpy(), by_hand.reindex(s.index).to_numpy())

@@ -39,6 +39,7 @@ ABLATION: dict[str, tuple[str, ...]] = {
 #: The reconstructed options of SCUR, each one switch away from the default.
 OPTIONS: dict[str, dict] = {
     "C residual": {"c_kind": "residual"},
+    "S log-odds": {"s_kind": "logit"},
     "S debiased (log-odds)": {"s_kind": "debiased"},
     "U all conditions": {"u_conditions": "all"},
     "z_S raw max": {"s_norm": "max"},

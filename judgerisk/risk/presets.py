@@ -78,7 +78,7 @@ PAPER: dict[str, str] = {
 #: Switch -> alternatives (column names of :func:`judgerisk.risk.pooled.pooled_scores`).
 SWITCHES: dict[str, tuple[str, ...]] = {
     "C kind": ("C residual",),
-    "S kind": ("S debiased (log-odds)",),
+    "S kind": ("S log-odds", "S debiased (log-odds)"),
     "U conditions": ("U all conditions",),
     "z_S normalisation": ("z_S raw max",),
     "signals": tuple(c for c in ABLATION if c != "U+C+S"),

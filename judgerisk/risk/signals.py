@@ -294,11 +294,12 @@ def signal_s(
     ----------
     panel_or_predictions : pandas.DataFrame
         Rows with ``item, judge, condition`` and ``p`` (``kind="prob"``) or ``logit``
-        (``kind="debiased"``): a validated panel or ``predict_loo`` output.
-    kind : {"prob", "debiased"}, default "prob"
+        (``kind="logit"`` or ``"debiased"``): a validated panel or ``predict_loo`` output.
+    kind : {"prob", "logit", "debiased"}, default "prob"
         ``"prob"`` (Methods reference default **[R]**): absolute change of the canonical
-        probability; ``"debiased"``: absolute change of the log-odds minus the LMM's
-        condition effects, in units of the judge's residual scale.
+        probability; ``"logit"``: absolute change of the log-odds; ``"debiased"``: absolute
+        change of the log-odds minus the LMM's condition effects, in units of the judge's
+        residual scale.
     lmm : LatentMeasurementModel, optional
         Fitted model (``delta_``, ``kappa_``, ``sigma_``); required for ``"debiased"``.
 
@@ -317,6 +318,8 @@ def signal_s(
     .. math::
 
         S^k_i = \\operatorname{mean}_{j, (c,c') \\in k} |p_{ijc} - p_{ijc'}|, \\qquad
+        S^{k,\\mathrm{logit}}_i = \\operatorname{mean}_{j, (c,c') \\in k} |m_{ijc} - m_{ijc'}|,
+        \\qquad
         S^{k,\\mathrm{deb}}_i = \\operatorname{mean}_{j, (c,c') \\in k}
           \\frac{|m_{ijc} - m_{ijc'} - (\\delta_c + \\kappa_{jc} - \\delta_{c'} - \\kappa_{jc'})|}
                {\\sigma_j}.
@@ -325,8 +328,8 @@ def signal_s(
     ----------
     Methods reference §4 (S).
     """
-    if kind not in ("prob", "debiased"):
-        raise ValueError(f"kind must be 'prob' or 'debiased', got {kind!r}")
+    if kind not in ("prob", "logit", "debiased"):
+        raise ValueError(f"kind must be 'prob', 'logit' or 'debiased', got {kind!r}")
     value = "p" if kind == "prob" else "logit"
     df = panel_or_predictions
     _require(df, ("item", "judge", "condition", value), "panel_or_predictions")
@@ -550,7 +553,7 @@ def scur_scores(
         Fit / reference / evaluation fractions.
     c_kind : {"xent", "residual"}, default "xent"
         Variant of C (:func:`signal_c`).
-    s_kind : {"prob", "debiased"}, default "prob"
+    s_kind : {"prob", "logit", "debiased"}, default "prob"
         Variant of S (:func:`signal_s`).
     u_conditions : {"original", "all"}, default "original"
         Conditions pooled in U (:func:`signal_u`).
@@ -615,7 +618,7 @@ def scur_scores(
     """
     for name, val, allowed in (
         ("c_kind", c_kind, ("xent", "residual")),
-        ("s_kind", s_kind, ("prob", "debiased")),
+        ("s_kind", s_kind, ("prob", "logit", "debiased")),
         ("u_conditions", u_conditions, ("original", "all")),
         ("s_norm", s_norm, ("ecdf", "max")),
     ):
