@@ -19,15 +19,15 @@ Why the scores do not leak, and why they are exchangeable
 SCOPE's guarantee needs calibration and test items to be exchangeable *with their scores*: the
 score function must not treat labelled and unlabelled items differently. :func:`score_panel` never
 reads gold (the column is removed before scoring and only passed through to the output), and it
-scores every item the same way: for each of ``n_seeds`` random fit / reference / evaluation splits
-(Methods reference §3) SCUR is computed for that seed's reference and evaluation items, and an item's score
-is the mean over the seeds that scored it. The splits are drawn independently of which items are
-labelled, so permuting the items permutes the scores in distribution, and a random labelled subset
-is exchangeable with the rest. The per-seed table alone would not do: within one seed the
-reference items define the ECDFs that normalise the signals and so sit inside their own
-normalisation (:math:`z \\ge 1/n_{ref}` for them, not for evaluation items) — using one seed's
-reference and evaluation items as calibration and test would mix two score distributions. Using
-only one seed's evaluation items would be valid but keeps 20 % of the items.
+scores every item the same way: ``n_seeds`` repetitions of 5-fold cross-fitting (Methods
+reference §3) each evaluate every item exactly once — as an evaluation item, against ECDFs frozen
+on another fold — and an item's score is the mean of its ``n_seeds`` evaluation scores. The folds
+are drawn independently of which items are labelled, so permuting the items permutes the scores in
+distribution, and a random labelled subset is exchangeable with the rest. Reference scores are
+left out: reference items sit inside their own normalisation (:math:`z \\ge 1/n_{ref}` for them,
+not for evaluation items), so mixing them in would mix two score distributions. (The paper's
+protocol, ``protocol="paper"``, averages an item's reference and evaluation scores over the
+random splits that did not fit on it, as before.)
 
 The aggregators (Dawid–Skene etc.) are fitted on all items' verdicts, again without gold, which is
 symmetric in the items. PE, VE and MSP are per-item functions.
@@ -78,6 +78,7 @@ from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
 from judgerisk.selective.registry import SELECTORS, get_selector
 from judgerisk.selective.scope import Scope
+from judgerisk.splits import DEFAULT_REPEATS, PROTOCOLS, cross_fit_splits
 from judgerisk.validation import (
     DEFAULT_ACCELERATE,
     check_accelerate,
@@ -125,13 +126,16 @@ SCORE_COLUMNS: tuple[str, ...] = (
 
 def score_panel(
     panel: pd.DataFrame,
-    n_seeds: int = 5,
+    n_seeds: int = DEFAULT_REPEATS,
     seed: int = 0,
     aggregators: Sequence[str | BaseAggregator] = ("majority", "dawid_skene"),
     baselines: Sequence[str] = BASELINES,
     max_seeds: int | None = None,
     scur_options: dict | None = None,
     progress: bool = False,
+    *,
+    protocol: str = "kfold",
+    n_folds: int = 5,
 ) -> pd.DataFrame:
     """Cross-fitted, label-free risk scores and verdicts for every item of a panel.
 
@@ -140,8 +144,11 @@ def score_panel(
     panel : pandas.DataFrame
         A panel (``judgerisk.panel`` contract). ``gold``, if present, is never used; it is copied
         to the output for convenience.
-    n_seeds : int, default 5
-        Number of fit / reference / evaluation splits (seeds ``seed, seed + 1, ...``).
+    n_seeds : int, default :data:`judgerisk.splits.DEFAULT_REPEATS`
+        Repetitions R of the cross-fitting (seeds ``seed, seed + 1, ...``). Under ``"kfold"``
+        each repetition partitions the items into ``n_folds`` folds and evaluates every fold
+        once, so every item gets exactly R out-of-fold scores; under ``"paper"`` it is the
+        number of independent random splits.
     seed : int, default 0
         First seed.
     aggregators : sequence of str, default ("majority", "dawid_skene")
@@ -149,62 +156,72 @@ def score_panel(
         posteriors are added as columns ``<name>`` and ``<name>_posterior``.
     baselines : sequence of str, default all of :data:`judgerisk.risk.baselines.BASELINES`
         PE, VE, MSP, DS entropy (Dawid–Skene fitted on all items, label-free).
-    max_seeds : int, optional
-        After ``n_seeds`` seeds, more seeds are run while some item has not been scored (each
-        seed scores the ~50 % of items outside its fit split), up to ``max_seeds`` in all
-        (default ``max(4 * n_seeds, 20)``). Items still unscored get NaN SCUR, with a warning.
+    max_seeds : None
+        Removed (there is no top-up any more: every repetition scores every item); any
+        other value is refused with a :class:`PanelError`.
     scur_options : dict, optional
         Keyword arguments of :func:`judgerisk.risk.signals.scur_scores` (``c_kind``, ``s_kind``, ...).
     progress : bool, default False
-        Show a progress bar over seeds.
+        Show a progress bar over the splits.
+    protocol : {"kfold", "paper"}, default "kfold"
+        Repeated K-fold cross-fitting (:func:`judgerisk.splits.cross_fit_splits`), or the
+        paper's protocol: independent random fit / reference / evaluation splits, where an
+        item is scored (as a reference or evaluation item) in the splits that did not fit on
+        it, and may be scored in none (NaN, with a warning).
+    n_folds : int, default 5
+        K of ``"kfold"`` (60 / 20 / 20 fit / reference / evaluation).
 
     Returns
     -------
     pandas.DataFrame
-        Indexed by item (sorted): ``n_scored`` (seeds that scored the item), the columns of
-        :data:`SCORE_COLUMNS` (means over those seeds), ``scur_sd`` (spread over seeds), the
+        Indexed by item (sorted): ``n_scored`` (out-of-fold scores averaged), the columns of
+        :data:`SCORE_COLUMNS` (means over those scores), ``scur_sd`` (their spread), the
         baselines, the aggregator columns, and ``gold`` when the panel has it (NaN for
-        unlabelled items). ``attrs["seeds"]`` lists the seeds run: ``n_seeds`` of them, plus
-        the top-up seeds ``max_seeds`` allowed (the progress bar shows them as such).
+        unlabelled items). ``attrs["seeds"]`` lists the repetitions' seeds, ``attrs["protocol"]``
+        the protocol.
 
     Raises
     ------
     PanelError
         For a panel that breaks the contract (unknown condition names included), fewer than
         two judges (:func:`judgerisk.panel.check_scorable`), or ``n_seeds`` / ``seed`` /
-        ``max_seeds`` that are not integers of the right range.
+        ``n_folds`` that are not integers of the right range, or a ``max_seeds``.
 
     Notes
     -----
-    :math:`\\mathrm{SCUR}_i = K_i^{-1} \\sum_{s: i \\notin \\mathrm{fit}_s} \\mathrm{SCUR}^{(s)}_i`,
-    with :math:`\\mathrm{SCUR}^{(s)}` from :func:`judgerisk.risk.signals.scur_scores` on seed *s*.
-    See the module docstring for why this average keeps labelled and unlabelled items
-    exchangeable.
+    Under ``"kfold"``,
+    :math:`\\mathrm{SCUR}_i = R^{-1} \\sum_{r=1}^{R} \\mathrm{SCUR}^{(r, k_r(i))}_i`, with
+    :math:`k_r(i)` the fold of item *i* in repetition *r* and :math:`\\mathrm{SCUR}^{(r,k)}`
+    from :func:`judgerisk.risk.signals.scur_scores` on the split that evaluates fold *k*: only
+    evaluation scores enter, and every item has R of them, so labelled and unlabelled items
+    are treated identically (see the module docstring).
     """
     _check_count("n_seeds", n_seeds)
     _check_count("seed", seed, minimum=0)
+    _check_count("n_folds", n_folds, minimum=3)
     if max_seeds is not None:
-        _check_count("max_seeds", max_seeds)
+        raise PanelError(
+            f"max_seeds={max_seeds!r}: there is no top-up any more; every repetition scores "
+            "every item, and n_seeds is the number of repetitions"
+        )
+    if protocol not in PROTOCOLS:
+        raise PanelError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     panel = validate_panel(panel, conditions=CONDITIONS)
     check_scorable(panel)
     unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
+    if "gold" in panel.columns:  # marked valid once, so the aggregators skip the checks
+        unlabelled = validate_panel(unlabelled, conditions=CONDITIONS)
     items = pd.Index(pd.unique(unlabelled["item"]), name="item").sort_values()
-    max_seeds = max(4 * n_seeds, 20) if max_seeds is None else max(max_seeds, n_seeds)
+    splits = cross_fit_splits(items, n_seeds, seed, protocol, n_folds)
+    keep = "evaluation" if protocol == "kfold" else None
+    cells = panel[["item", "judge", "condition", "logit", "p"]]  # validated above
     tables = []
-    scored = pd.Series(0, index=items)
-    bar = progress_bar(total=n_seeds, enabled=progress, desc="SCUR seeds", unit="seed")
-    s = seed
-    while s - seed < n_seeds or ((scored == 0).any() and s - seed < max_seeds):
-        if s - seed >= bar.total:  # a top-up seed: the bar says so instead of overrunning
-            bar.total = s - seed + 1
-            bar.set_description("SCUR seeds (top-up: unscored items)")
-            bar.refresh()
-        res = scur_scores(unlabelled, seed=s, **(scur_options or {}))
-        tables.append(res.table.assign(seed=s))
-        scored = scored.add(res.table.groupby("item").size(), fill_value=0)
-        s += 1
-        bar.update(1)
-    bar.close()
+    for s, _, split in progress_bar(
+        splits, total=len(splits), enabled=progress, desc="SCUR splits", unit="split"
+    ):
+        res = scur_scores(cells, seed=s, split=split, check_input=False, **(scur_options or {}))
+        table = res.table if keep is None else res.table.loc[res.table["split"] == keep]
+        tables.append(table)
     long = pd.concat(tables, ignore_index=True)
     grouped = long.groupby("item")
     out = pd.DataFrame(index=items)
@@ -215,8 +232,8 @@ def score_panel(
     missing = int((out["n_scored"] == 0).sum())
     if missing:
         warnings.warn(
-            f"{missing} item(s) were in the fit split of all {s - seed} seeds and have no SCUR "
-            "(raise n_seeds or max_seeds)",
+            f"{missing} item(s) were in the fit split of all {n_seeds} random splits of the "
+            "paper's protocol and have no SCUR (raise n_seeds, or use protocol='kfold')",
             UserWarning,
             stacklevel=2,
         )
@@ -230,7 +247,8 @@ def score_panel(
         out[f"{name}_posterior"] = agg["posterior"].reindex(items)
     if "gold" in panel.columns:
         out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(items)
-    out.attrs["seeds"] = list(range(seed, s))
+    out.attrs["seeds"] = list(range(seed, seed + n_seeds))
+    out.attrs["protocol"] = protocol
     return out
 
 

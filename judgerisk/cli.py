@@ -35,6 +35,8 @@ from judgerisk.options import (
     ACCELERATIONS,
     CONDITIONS,
     DEFAULT_ACCELERATE,
+    DEFAULT_REPEATS,
+    PROTOCOLS,
     InputError,
     OptionError,
     ReportSettings,
@@ -228,7 +230,7 @@ def _run_score(args: argparse.Namespace) -> int:
     _check_aggregators(aggregators)
     panel = load_panel(args.panel)
     record = _record(args, {"panel": (args.panel, len(panel))})
-    _say(args, f"scoring {_panel_size(panel)} with {args.n_seeds} seed(s)")
+    _say(args, f"scoring {_panel_size(panel)} with {args.n_seeds} repetition(s)")
     with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
         table = score_panel(
             panel,
@@ -238,15 +240,9 @@ def _run_score(args: argparse.Namespace) -> int:
             max_seeds=args.max_seeds,
             scur_options=accelerate_options(args.accelerate),
             progress=want_progress(args.progress),
+            protocol=args.protocol,
         )
     seeds = table.attrs.get("seeds", [])
-    if len(seeds) > args.n_seeds:
-        print(
-            f"judgerisk score: note: ran {len(seeds)} seeds: the {args.n_seeds} asked and "
-            f"{len(seeds) - args.n_seeds} more so that every item is scored "
-            f"(cap with --max-seeds {args.n_seeds})",
-            file=sys.stderr,
-        )
     from judgerisk.orientation import count_ties
 
     settings = {"seeds": seeds, "n_items": len(table), "columns": list(table.columns)}
@@ -460,11 +456,13 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         help="per-item risk table: SCUR, z's, baselines, aggregator verdicts",
         description=textwrap.dedent(
             """\
-            Score every item of a panel. SCUR and its components are cross-fitted: each of
-            --n-seeds random fit/reference/evaluation splits scores its reference and
-            evaluation items, and an item's score is the mean over the seeds that scored it
-            (gold, if present, is never read). PE, VE, MSP and the aggregators' verdicts use
-            the original condition."""
+            Score every item of a panel. SCUR and its components are cross-fitted by repeated
+            5-fold cross-fitting: each of --n-seeds repetitions partitions the items into 5
+            folds and evaluates each fold once (another fold is the reference set, the other
+            three the fit set), so every item gets exactly --n-seeds out-of-fold scores, whose
+            mean is its score (gold, if present, is never read). --protocol paper uses the
+            paper's independent random 50/30/20 splits instead. PE, VE, MSP and the
+            aggregators' verdicts use the original condition."""
         ),
         epilog="example:\n  judgerisk score panel.csv -o scores.csv --n-seeds 5 "
         "--aggregators majority,dawid_skene",
@@ -475,17 +473,18 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     p.add_argument(
         "--n-seeds",
         type=_positive_int,
-        default=5,
-        help="fit/reference/evaluation splits; if some item is still unscored after them, "
-        "more are run, up to --max-seeds (the count is printed and recorded)",
+        default=DEFAULT_REPEATS,
+        help="repetitions of the cross-fitting (each scores every item once)",
     )
     p.add_argument(
-        "--max-seeds",
-        type=_positive_int,
-        default=None,
-        help="most splits in all (None: max(4 x n-seeds, 20)); --max-seeds equal to "
-        "--n-seeds runs exactly --n-seeds and leaves unscored items NaN",
+        "--protocol",
+        choices=PROTOCOLS,
+        default="kfold",
+        help="'kfold': repeated 5-fold cross-fitting; 'paper': the paper's independent "
+        "random fit/reference/evaluation splits (some items may stay unscored)",
     )
+    # removed with the top-up: refused with a one-line error (exit 2) if given
+    p.add_argument("--max-seeds", type=_positive_int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--seed", type=_seed, default=0, help="first split's seed")
     p.add_argument(
         "--aggregators",
@@ -543,7 +542,10 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="HTML file to write")
     rs = ReportSettings()  # the report's one set of defaults
     p.add_argument(
-        "--n-seeds", type=_positive_int, default=rs.n_seeds, help="splits averaged in SCUR"
+        "--n-seeds",
+        type=_positive_int,
+        default=rs.n_seeds,
+        help="repetitions of 5-fold cross-fitting averaged in SCUR",
     )
     p.add_argument("--seed", type=_seed, default=rs.seed, help="first split's seed")
     p.add_argument("--alpha", type=_alpha, default=rs.alpha, help="target false discovery rate")

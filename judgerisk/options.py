@@ -16,6 +16,8 @@ __all__ = [
     "ReportSettings",
     "CONDITIONS",
     "DEFAULT_ACCELERATE",
+    "DEFAULT_REPEATS",
+    "PROTOCOLS",
     "FAMILIES",
     "InputError",
     "ORIGINAL",
@@ -23,6 +25,14 @@ __all__ = [
     "check_accelerate",
     "check_alpha",
 ]
+
+#: Default number of cross-fitting repetitions (library, command line, chapters): the count
+#: from which the real panels' conclusions stop moving (the book's chapter 10).
+DEFAULT_REPEATS = 1
+
+#: Ways of drawing the cross-fitting splits: repeated K-fold (the default) or the paper's
+#: independent random splits.
+PROTOCOLS: tuple[str, str] = ("kfold", "paper")
 
 #: The condition a judge sees first (answers in the original order, the original rubric).
 ORIGINAL = "original"

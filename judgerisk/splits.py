@@ -1,17 +1,27 @@
-"""Random fit / reference / evaluation splits of items (cross-fitting, Methods reference §3).
+"""Fit / reference / evaluation splits of items (cross-fitting, Methods reference §3).
 
-For each seed the items are split at random 50 / 30 / 20 into
+Every split labels each item as one of
 
 * **fit** items, which alone estimate the latent measurement model's judge and
   condition parameters;
 * **reference** items, whose risk signals define the frozen ECDFs;
 * **evaluation** items, which are scored against those frozen ECDFs.
 
+Two protocols draw the splits (:func:`cross_fit_splits`):
+
+* ``"kfold"`` (the default): repeated K-fold cross-fitting. The items are partitioned into K
+  folds (:func:`fold_labels`); each fold is once the evaluation set, the next fold the
+  reference set and the rest the fit set (:func:`fold_split`; K = 5 gives 60 / 20 / 20), so
+  every item is evaluated exactly once per repetition.
+* ``"paper"``: the paper's independent random 50 / 30 / 20 splits (:func:`split_items`), under
+  which an item may be evaluated in none of the splits.
+
 References
 ----------
 Methods reference §3; "Can We Trust This Evaluation? Instance-Level Reliability of
 LLM-as-a-Judge" (cross-fitting: "items are randomly partitioned into fit, reference,
-and evaluation splits in a 50/30/20 ratio").
+and evaluation splits in a 50/30/20 ratio"); V. Chernozhukov et al. (2018), "Double/debiased
+machine learning", *The Econometrics Journal* 21, C1-C68 (repeated K-fold cross-fitting).
 """
 
 from __future__ import annotations
@@ -21,7 +31,18 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["SPLIT_NAMES", "split_counts", "split_items"]
+from judgerisk.options import DEFAULT_REPEATS, PROTOCOLS
+
+__all__ = [
+    "DEFAULT_REPEATS",
+    "PROTOCOLS",
+    "SPLIT_NAMES",
+    "cross_fit_splits",
+    "fold_labels",
+    "fold_split",
+    "split_counts",
+    "split_items",
+]
 
 #: Split labels, in the order of the ``fractions`` argument.
 SPLIT_NAMES: tuple[str, str, str] = ("fit", "reference", "evaluation")
@@ -122,3 +143,111 @@ def split_items(
     out = np.empty(len(index), dtype=object)
     out[perm] = labels
     return pd.Series(out, index=index, name="split", dtype=object)
+
+
+def fold_labels(items: Iterable, seed: int | None, n_folds: int = 5) -> pd.Series:
+    """Partition the items at random into ``n_folds`` folds of (almost) equal size.
+
+    Parameters
+    ----------
+    items : iterable of hashable
+        Unique item ids.
+    seed : int or None
+        Seed of :func:`numpy.random.default_rng` (one partition per seed).
+    n_folds : int, default 5
+        Number of folds K (>= 3: one evaluation, one reference, at least one fit fold).
+
+    Returns
+    -------
+    pandas.Series
+        Fold number 0 .. K-1 by item (sorted, index name ``"item"``), named ``"fold"``. Fold
+        sizes differ by at most one.
+    """
+    if isinstance(n_folds, bool) or int(n_folds) != n_folds or n_folds < 3:
+        raise ValueError(f"n_folds must be an integer >= 3, got {n_folds!r}")
+    index = split_items(items, seed, (1.0, 0.0, 0.0)).index
+    perm = np.random.default_rng(seed).permutation(len(index))
+    folds = np.empty(len(index), dtype=np.int64)
+    folds[perm] = np.arange(len(index)) % int(n_folds)
+    return pd.Series(folds, index=index, name="fold")
+
+
+def fold_split(folds: pd.Series, k: int) -> pd.Series:
+    """The fit / reference / evaluation split in which fold ``k`` is evaluated.
+
+    Fold ``k`` is the evaluation set, fold ``(k + 1) mod K`` the reference set and the other
+    K - 2 folds the fit set; with K = 5 the proportions are 60 / 20 / 20.
+
+    Returns
+    -------
+    pandas.Series
+        Like :func:`split_items`: ``"fit"``, ``"reference"`` or ``"evaluation"`` by item.
+    """
+    n_folds = int(folds.max()) + 1
+    f = folds.to_numpy()
+    out = np.full(len(f), "fit", dtype=object)
+    out[f == (k + 1) % n_folds] = "reference"
+    out[f == k] = "evaluation"
+    return pd.Series(out, index=folds.index, name="split", dtype=object)
+
+
+def cross_fit_splits(
+    items: Iterable,
+    n_repeats: int,
+    seed: int = 0,
+    protocol: str = "kfold",
+    n_folds: int = 5,
+    fractions: Sequence[float] = (0.5, 0.3, 0.2),
+) -> list[tuple[int, int, pd.Series]]:
+    """Every fit / reference / evaluation split of a cross-fitting run, in order.
+
+    Parameters
+    ----------
+    items : iterable of hashable
+        Unique item ids.
+    n_repeats : int
+        ``"kfold"``: repetitions R, each a new random partition into ``n_folds`` folds, every
+        fold evaluated once, so every item is evaluated exactly R times. ``"paper"``: the
+        number of independent random splits (an item is evaluated in about
+        ``fractions[2] * n_repeats`` of them, possibly none).
+    seed : int, default 0
+        Repetition r uses seed ``seed + r``.
+    protocol : {"kfold", "paper"}, default "kfold"
+        Repeated K-fold cross-fitting, or the paper's independent random splits
+        (:func:`split_items` with ``fractions``).
+    n_folds : int, default 5
+        K of ``"kfold"`` (K = 5: 60 / 20 / 20).
+    fractions : three floats, default (0.5, 0.3, 0.2)
+        Fit / reference / evaluation shares of ``"paper"``.
+
+    Returns
+    -------
+    list of (int, int, pandas.Series)
+        ``(seed of the repetition, fold, split)``; ``fold`` is 0 under ``"paper"``.
+
+    Notes
+    -----
+    Under ``"kfold"`` the evaluation sets of one repetition partition the items, so averages
+    over repetitions give every item the same number of out-of-fold evaluations; under
+    ``"paper"`` an item is never evaluated with probability :math:`(1 - f_e)^{R}` (about 11 %
+    for :math:`f_e = .2, R = 10`).
+
+    References
+    ----------
+    V. Chernozhukov et al., "Double/debiased machine learning for treatment and structural
+    parameters", *The Econometrics Journal* 21 (2018), C1-C68 (repeated K-fold cross-fitting);
+    Methods reference §3 and the SCUR paper's cross-fitting appendix (random splits).
+    """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    if isinstance(n_repeats, bool) or int(n_repeats) != n_repeats or n_repeats < 1:
+        raise ValueError(f"the number of repetitions must be an integer >= 1, got {n_repeats!r}")
+    items = list(items) if not hasattr(items, "__len__") else items
+    out = []
+    for s in range(seed, seed + int(n_repeats)):
+        if protocol == "paper":
+            out.append((s, 0, split_items(items, s, fractions)))
+            continue
+        folds = fold_labels(items, s, n_folds)
+        out.extend((s, k, fold_split(folds, k)) for k in range(int(n_folds)))
+    return out

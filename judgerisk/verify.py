@@ -31,7 +31,6 @@ from judgerisk.determinism import one_blas_thread
 from judgerisk.panel import PanelError, load_panel, read_table
 from judgerisk.provenance import library_versions, read_record, sha256_file
 from judgerisk.record_checks import (
-    MAX_SEEDS,
     check_command,
     check_sizes,
     environment_differences,
@@ -190,11 +189,6 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
         from judgerisk.certified import accelerate_options, score_panel
 
         aggregators = params.get("aggregators", "majority,dawid_skene")
-        settings = record.get("settings")
-        seeds = settings.get("seeds") if isinstance(settings, dict) else None
-        cap = params.get("max_seeds") or max(4 * params["n_seeds"], 20)
-        if isinstance(seeds, list) and params["n_seeds"] <= len(seeds) <= MAX_SEEDS:
-            cap = min(cap, len(seeds))  # the recorded run stopped there: never do more work
         with warnings.catch_warnings(), one_blas_thread():  # as score and report did
             warnings.simplefilter("ignore")
             table = score_panel(
@@ -202,7 +196,7 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
                 n_seeds=params["n_seeds"],
                 seed=params["seed"],
                 aggregators=tuple(a for a in aggregators.split(",") if a),
-                max_seeds=max(cap, params["n_seeds"]),
+                protocol=params.get("protocol", "kfold"),
                 scur_options=accelerate_options(params.get("accelerate", DEFAULT_ACCELERATE)),
             )
         return table.reset_index()

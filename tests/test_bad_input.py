@@ -305,20 +305,19 @@ def test_10_help_shows_defaults_and_no_methods_file(capsys):
             assert "(default: 0)" in out or "(default: 0.1)" in out, command
 
 
-def test_10_n_seeds_is_what_runs_or_the_top_up_is_said(small, capsys, tmp_path):
-    with pytest.warns(UserWarning, match="have no SCUR"):  # exactly 2 seeds: some unscored
-        table = score_panel(small, n_seeds=2, max_seeds=2, scur_options=FAST)
-    assert table.attrs["seeds"] == [0, 1]
+def test_10_n_seeds_is_what_runs_with_no_top_up(small, capsys, tmp_path):
+    table = score_panel(small, n_seeds=2, scur_options=FAST)
+    assert table.attrs["seeds"] == [0, 1] and (table["n_scored"] == 2).all()
+    with pytest.warns(UserWarning, match="have no SCUR"):  # the paper's random splits
+        score_panel(small, n_seeds=2, scur_options=FAST, protocol="paper")
     small.to_csv(tmp_path / "p.csv", index=False)
-    assert (
-        main(["score", str(tmp_path / "p.csv"), "-o", str(tmp_path / "s.csv"), "--n-seeds", "1"])
-        == 0
-    )
-    err = _err(capsys)
-    ran = pd.read_csv(tmp_path / "s.csv")["n_scored"]
-    if "ran " in err:
-        n = int(re.search(r"ran (\d+) seeds", err).group(1))
-        assert n > 1 and ran.max() <= n
+    args = ["score", str(tmp_path / "p.csv"), "-o", str(tmp_path / "s.csv"), "--n-seeds", "1"]
+    assert main(args) == 0
+    assert (pd.read_csv(tmp_path / "s.csv")["n_scored"] == 1).all()
+    # --max-seeds went with the top-up: refused in one line, nothing written
+    (tmp_path / "s.csv").unlink()
+    assert main([*args[:-2], "--n-seeds", "5", "--max-seeds", "2"]) == 2
+    assert "no top-up" in _err(capsys) and not (tmp_path / "s.csv").exists()
 
 
 def test_10_report_advice_is_a_command_that_parses():

@@ -478,7 +478,7 @@ def test_restarts_start_from_different_points():
     first q update reads, so their first-sweep parameters differ from restart 0's."""
     panel = hand_panel(n_items=40, seed=21)
     d = Design.from_arrays(encode_panel(panel))
-    q0 = d.S.sum(axis=1) / d.N.sum(axis=1)
+    q0 = d.item_means()
     rng = np.random.default_rng(0)
     starts = [_start_point(q0, d.n_judges, d.n_cond, g) for g in (None, rng, rng)]
     sw = Sweeper(d, Penalties(1.0, 1.0, 1.0, 5.0, 10.0), BLOCKS)

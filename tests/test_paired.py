@@ -128,11 +128,14 @@ def test_pooled_scores_one_fit_per_seed_and_columns(monkeypatch):
     monkeypatch.setattr(LatentMeasurementModel, "fit", counting_fit)
     seeds = range(3)
     pooled = pooled_scores(panel, seeds=seeds, options=OPTIONS, ablation=True)
-    assert len(calls) == len(seeds)  # options and ablation reuse each seed's fit
+    assert len(calls) == 5 * len(seeds)  # options and ablation reuse each fold's fit
     for col in ("error", "hc", "prob_hc", "pattern", "n_seeds", "scur", *ABLATION, *OPTIONS):
         assert col in pooled.columns
-    # an item's pooled score is the mean of its per-seed ranks over its evaluation seeds
-    assert pooled["n_seeds"].between(1, 3).all()
+    # repeated 5-fold cross-fitting: every item is evaluated exactly once per repetition
+    assert len(pooled) == 200
+    assert (pooled["n_seeds"] == 3).all()
+    paper = pooled_scores(panel, seeds=seeds, protocol="paper")
+    assert paper["n_seeds"].between(1, 3).all() and len(paper) < 200
     assert pooled["U+C+S"].equals(pooled["scur"])
     assert pooled[["scur", "pe", "ve"]].stack().between(0, 1).all()
     # VE is ranked among all items, the same in every seed: constant within a vote pattern

@@ -191,7 +191,7 @@ def test_signal_errors_name_the_problem(tiny_predictions):
     with pytest.raises(ValueError, match="kind"):
         signal_c(tiny_predictions, kind="brier")
     with pytest.raises(ValueError, match="kind"):
-        signal_s(tiny_predictions, kind="logit")
+        signal_s(tiny_predictions, kind="rank")
 
 
 def test_binary_entropy():

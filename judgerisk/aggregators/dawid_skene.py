@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from scipy.special import expit
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
@@ -146,6 +147,8 @@ class DawidSkene(BaseAggregator):
         y1, y0 = binary_indicators(arr)
         share = y1.sum(axis=1) / n_obs
         rho = np.clip(share, 1e-3, 1 - 1e-3)
+        if observed.mean() < 0.5:  # a crowdsourced table: EM costs what its votes cost
+            y1, y0 = sparse.csr_array(y1), sparse.csr_array(y0)
 
         converged = False
         n_iter = 0

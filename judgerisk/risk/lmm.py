@@ -13,8 +13,9 @@ Implementation note: the sweeps never loop over items or cells. The data enter a
 only through sufficient statistics computed once by :func:`numpy.bincount`: per
 item x judge the sum of logits ``S_ij`` and the cell count ``N_ij``, per judge x
 condition the sum ``T_jc`` and count ``n_jc``, and (only when cells are missing) the
-item x (judge, condition) observation mask ``W``. Every block update is then a few
-matrix-vector products of size I x J or I x J*C. The sweep engine (:class:`Design`,
+item x (judge, condition) observation mask ``W``, kept as the list of observed cells, so
+that its products are :func:`numpy.bincount` calls over the cells. Every block update is
+then a few matrix-vector products of size I x J or a pass over the observed cells. The sweep engine (:class:`Design`,
 :class:`Params`, :class:`Penalties`, :class:`Stats`, :class:`Sweeper`, :class:`Rule`,
 :func:`run_plain`, :func:`margin_change`) is shared with :mod:`judgerisk.risk.lmm_drift`,
 which measures the plain sweeps' drift; it is public for that reason but not part of
@@ -40,6 +41,7 @@ import pandas as pd
 from scipy.optimize import minimize
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
 
 from judgerisk.panel import PanelArrays, PanelError, encode_panel, validate_panel
 from judgerisk.validation import DEFAULT_ACCELERATE, check_accelerate
@@ -65,16 +67,24 @@ _RESTART_SD = 0.3
 # --------------------------------------------------------------------------------------
 @dataclass
 class Design:
-    """Sufficient statistics of the fit cells (see the module docstring)."""
+    """Sufficient statistics of the fit cells (see the module docstring).
+
+    Everything is stored per *observed* pair or cell, never as an items x judges (x
+    conditions) array, so the cost of a sweep grows with the number of observed cells: a
+    crowdsourced panel, where many judges each see a few items, is as cheap as its cells.
+    """
 
     n_items: int
     n_judges: int
     n_cond: int
-    N: np.ndarray  # (I, J) cells per item x judge
-    S: np.ndarray  # (I, J) sum of logits per item x judge
+    pair_i: np.ndarray  # (P,) item of each observed item x judge pair
+    pair_j: np.ndarray  # (P,) judge of each pair
+    N: np.ndarray  # (P,) cells per pair
+    S: np.ndarray  # (P,) sum of logits per pair
     T: np.ndarray  # (J, C) sum of logits per judge x condition
     njc: np.ndarray  # (J, C) cells per judge x condition
-    W2: np.ndarray | None  # (I, J*C) 0/1 observation mask; None when the panel is complete
+    # observed (pair, judge x condition) cells, each once; None when the panel is complete
+    cells: tuple[np.ndarray, np.ndarray] | None
     sum_m2: float
     n_obs: int
 
@@ -82,32 +92,55 @@ class Design:
     def from_arrays(cls, arr: PanelArrays) -> Design:
         I, J, C = arr.n_items, arr.n_judges, arr.n_conditions
         m = arr.logit
-        ij = arr.item_idx * J + arr.judge_idx
-        jc = arr.judge_idx * C + arr.cond_idx
-        N = np.bincount(ij, minlength=I * J).reshape(I, J).astype(np.float64)
-        S = np.bincount(ij, weights=m, minlength=I * J).reshape(I, J)
+        ij = arr.item_idx.astype(np.int64) * J + arr.judge_idx
+        jc = arr.judge_idx.astype(np.int64) * C + arr.cond_idx
+        pairs, pair_of_row = np.unique(ij, return_inverse=True)
+        N = np.bincount(pair_of_row, minlength=len(pairs)).astype(np.float64)
+        S = np.bincount(pair_of_row, weights=m, minlength=len(pairs))
         T = np.bincount(jc, weights=m, minlength=J * C).reshape(J, C)
         njc = np.bincount(jc, minlength=J * C).reshape(J, C).astype(np.float64)
-        W2 = None
+        cells = None
         if len(m) < I * J * C:
-            W2 = np.zeros((I, J * C))
-            W2[arr.item_idx, jc] = 1.0
-        return cls(I, J, C, N, S, T, njc, W2, float(m @ m), len(m))
+            flat = np.unique(pair_of_row.astype(np.int64) * (J * C) + jc)
+            cells = np.divmod(flat, J * C)
+        pair_i, pair_j = np.divmod(pairs, J)
+        return cls(I, J, C, pair_i, pair_j, N, S, T, njc, cells, float(m @ m), len(m))
+
+    def item_sum(self, x: np.ndarray) -> np.ndarray:
+        """Per item, the sum of a per-pair array."""
+        return np.bincount(self.pair_i, weights=x, minlength=self.n_items)
+
+    def judge_sum(self, x: np.ndarray) -> np.ndarray:
+        """Per judge, the sum of a per-pair array."""
+        return np.bincount(self.pair_j, weights=x, minlength=self.n_judges)
+
+    def item_means(self) -> np.ndarray:
+        """Mean of each item's logits (the sweeps' start point of q)."""
+        return self.item_sum(self.S) / self.item_sum(self.N)
+
+    def products(self, p: Params) -> np.ndarray:
+        """``P_ij = a_j q_i`` on the observed pairs."""
+        return p.q[self.pair_i] * p.a[self.pair_j]
 
     def wo(self, o: np.ndarray) -> np.ndarray:
-        """``WO_ij = sum_c W_ijc o_jc`` (observed offsets summed per item x judge)."""
-        if self.W2 is None:
-            return np.broadcast_to(o.sum(axis=1), (self.n_items, self.n_judges))
-        J, C = self.n_judges, self.n_cond
-        block = np.zeros((J * C, J))
-        block[np.arange(J * C), np.repeat(np.arange(J), C)] = o.ravel()
-        return self.W2 @ block
+        """``WO_ij = sum_c W_ijc o_jc`` (observed offsets summed per item x judge pair).
+
+        With missing cells this is one :func:`numpy.bincount` over the observed cells.
+        """
+        if self.cells is None:
+            return o.sum(axis=1)[self.pair_j]
+        cell_pair, cell_jc = self.cells
+        return np.bincount(cell_pair, weights=o.ravel()[cell_jc], minlength=len(self.N))
 
     def qw(self, q: np.ndarray) -> np.ndarray:
         """``QW_jc = sum_i W_ijc q_i`` (sum of q over the observed cells of each judge x c)."""
-        if self.W2 is None:
+        if self.cells is None:
             return np.full((self.n_judges, self.n_cond), q.sum())
-        return (q @ self.W2).reshape(self.n_judges, self.n_cond)
+        cell_pair, cell_jc = self.cells
+        n = self.n_judges * self.n_cond
+        return np.bincount(cell_jc, weights=q[self.pair_i[cell_pair]], minlength=n).reshape(
+            self.n_judges, self.n_cond
+        )
 
 
 @dataclass
@@ -153,16 +186,12 @@ class Stats:
     __slots__ = ("P", "o", "WO", "ssr", "criterion")
 
     def __init__(self, d: Design, p: Params, lam: Penalties, WO: np.ndarray | None = None):
-        self.P = np.outer(p.q, p.a)
+        self.P = d.products(p)
         self.o = p.offsets()
         self.WO = d.wo(self.o) if WO is None else WO
         # SSR = sum m^2 - 2 sum m mu + sum mu^2, each term from the sufficient statistics
-        cross = np.sum(self.P * d.S) + np.sum(self.o * d.T)
-        sq = (
-            np.sum(d.N * self.P * self.P)
-            + 2.0 * np.sum(self.P * self.WO)
-            + np.sum(d.njc * self.o * self.o)
-        )
+        cross = self.P @ d.S + np.sum(self.o * d.T)
+        sq = (d.N * self.P) @ self.P + 2.0 * (self.P @ self.WO) + np.sum(d.njc * self.o * self.o)
         self.ssr = max(d.sum_m2 - 2.0 * cross + sq, 0.0)
         self.criterion = (self.ssr + lam.q * p.q @ p.q + lam.b * p.b @ p.b) / d.n_obs
 
@@ -184,11 +213,11 @@ def _objective_grad(x: np.ndarray, d: Design, lam: Penalties) -> tuple[float, np
     I, J, C = d.n_items, d.n_judges, d.n_cond
     p = Params.from_vector(x, I, J, C)
     st = Stats(d, p, lam)
-    R = d.S - d.N * st.P - st.WO  # (I, J) residual sums over conditions
+    R = d.S - d.N * st.P - st.WO  # per pair: residual sums over conditions
     QW = d.qw(p.q)
     Rjc = d.T - p.a[:, None] * QW - d.njc * st.o  # (J, C) residual sums over items
-    g_q = -2.0 * (R @ p.a) + 2.0 * lam.q * p.q
-    g_a = -2.0 * (p.q @ R) + 2.0 * lam.a * (p.a - 1.0)
+    g_q = -2.0 * d.item_sum(R * p.a[d.pair_j]) + 2.0 * lam.q * p.q
+    g_a = -2.0 * d.judge_sum(R * p.q[d.pair_i]) + 2.0 * lam.a * (p.a - 1.0)
     g_b = -2.0 * Rjc.sum(axis=1) + 2.0 * lam.b * p.b
     g_d = -2.0 * Rjc[:, 1:].sum(axis=0) + 2.0 * lam.delta * p.delta[1:]
     g_k = -2.0 * Rjc[:, 1:] + 2.0 * lam.kappa * p.kappa[:, 1:]
@@ -223,12 +252,14 @@ class Sweeper:
 
     def update_q(self, p: Params) -> None:
         d, a = self.d, p.a
-        p.q = ((d.S - self._WO(p)) @ a) / (d.N @ (a * a) + self.lam.q)
+        aj = a[d.pair_j]
+        p.q = d.item_sum((d.S - self._WO(p)) * aj) / (d.item_sum(d.N * aj * aj) + self.lam.q)
         self._qw = None
 
     def update_a(self, p: Params, rescale: bool = True) -> None:
         d, q, lam = self.d, p.q, self.lam.a
-        a = (q @ (d.S - self._WO(p)) + lam) / ((q * q) @ d.N + lam)
+        qi = q[d.pair_i]
+        a = (d.judge_sum((d.S - self._WO(p)) * qi) + lam) / (d.judge_sum(d.N * qi * qi) + lam)
         self.clipped = bool(np.any((a <= A_BOUNDS[0]) | (a >= A_BOUNDS[1])))
         p.a = np.clip(a, *A_BOUNDS)
         if rescale:
@@ -297,23 +328,23 @@ def margin_change(d: Design, old: Stats, new: Stats) -> tuple[float, float]:
     A = new.P - old.P
     D = new.o - old.o
     dWO = new.WO - old.WO  # = sum_c W_ijc D_jc (WO is linear in o)
-    ss = np.sum(d.N * A * A) + 2.0 * np.sum(A * dWO) + np.sum(d.njc * D * D)
+    ss = (d.N * A) @ A + 2.0 * (A @ dWO) + np.sum(d.njc * D * D)
     rms = float(np.sqrt(max(ss, 0.0) / d.n_obs))
     observed = d.njc > 0
     dmax = np.where(observed, D, -np.inf).max(axis=1)
     dmin = np.where(observed, D, np.inf).min(axis=1)
     dmax = np.where(np.isfinite(dmax), dmax, 0.0)
     dmin = np.where(np.isfinite(dmin), dmin, 0.0)
-    has = d.N > 0
-    bound = np.maximum(np.abs(A + dmax[None, :]), np.abs(A + dmin[None, :]))
-    return rms, float(np.max(np.where(has, bound, 0.0)))
+    bound = np.maximum(np.abs(A + dmax[d.pair_j]), np.abs(A + dmin[d.pair_j]))
+    return rms, float(np.max(bound, initial=0.0))
 
 
 def _max_change_exact(d: Design, old: Stats, new: Stats) -> float:
     A = new.P - old.P
     D = new.o - old.o
-    full = np.abs(A[:, :, None] + D[None, :, :]).reshape(d.n_items, -1)
-    return float(np.max(full * d.W2))
+    assert d.cells is not None
+    cell_pair, cell_jc = d.cells
+    return float(np.max(np.abs(A[cell_pair] + D.ravel()[cell_jc]), initial=0.0))
 
 
 @dataclass
@@ -345,7 +376,7 @@ class Rule:
             rms, max_bound = margin_change(d, old, new)
             ok = rms < self.tol_rms
             if ok and max_bound >= self.tol_max:
-                ok = d.W2 is not None and _max_change_exact(d, old, new) < self.tol_max
+                ok = d.cells is not None and _max_change_exact(d, old, new) < self.tol_max
         self.streak = self.streak + 1 if ok else 0
         return self.streak >= self.patience
 
@@ -391,7 +422,7 @@ def run_plain(
             continue
         # Anderson acceleration (type II) of the sweep map x -> G(x), safeguarded
         x, gx = p.to_vector(), new.to_vector()
-        res = float(np.linalg.norm(gx - x))
+        res = float(np.sqrt(np.sum((gx - x) ** 2)))
         if res > 2.0 * best_res:
             # diverging: drop the memory, take the plain step, and measure divergence from
             # here on (a best residual kept across resets would call every later plain
@@ -694,7 +725,9 @@ class LatentMeasurementModel:
         return lam
 
     # ---------------------------------------------------------------- fit
-    def fit(self, panel: pd.DataFrame, y: npt.ArrayLike | None = None) -> LatentMeasurementModel:
+    def fit(
+        self, panel: pd.DataFrame, y: npt.ArrayLike | None = None, check_input: bool = True
+    ) -> LatentMeasurementModel:
         """Fit the model to every cell of a panel (normally the fit split's items).
 
         Parameters
@@ -703,37 +736,28 @@ class LatentMeasurementModel:
             A panel (validated here); only ``item, judge, condition, logit`` are used.
         y : ignored
             No gold label is used.
+        check_input : bool, default True
+            Validate the panel (:func:`judgerisk.panel.validate_panel`). ``False`` is for
+            callers that pass rows of a panel they validated already (cross-fitting's folds):
+            the checks are skipped, so anything else gives undefined results.
 
         Returns
         -------
         self
         """
         lam = self._check_params()
-        panel = validate_panel(panel, conditions=None)
+        if check_input:
+            panel = validate_panel(panel, conditions=None)
         arr = encode_panel(panel)
         d = Design.from_arrays(arr)
-        J, C = d.n_judges, d.n_cond
         rng = np.random.default_rng(self.random_state)
 
-        q0 = d.S.sum(axis=1) / d.N.sum(axis=1)  # mean of each item's logits
-        runs: list[_RunResult] = []
-        accelerate = check_accelerate(self.accelerate)
-        for r in range(int(self.n_restarts)):
-            p = _start_point(q0, J, C, rng if r > 0 else None)
-            rule = Rule(self.tol_rms, self.tol_max, self.tol_obj, int(self.patience))
-            if accelerate == "lbfgs":
-                res = _run_lbfgs(d, lam, p, self.update_order, rule, int(self.max_iter_extended))
-            else:
-                res = run_plain(
-                    d,
-                    lam,
-                    p,
-                    self.update_order,
-                    rule,
-                    int(self.max_iter_extended),
-                    anderson=accelerate == "anderson",
-                )
-            runs.append(res)
+        q0 = d.item_means()
+        # the sweeps' products are vectors and thin matrices: one BLAS thread is as fast, and
+        # avoids the threads' synchronisation cost on a busy machine (and keeps the numbers
+        # independent of the thread count)
+        with threadpool_limits(limits=1, user_api="blas"):
+            runs = [self._run(d, lam, q0, r, rng) for r in range(int(self.n_restarts))]
 
         crit = np.array([r.criterion for r in runs])
         conv = np.array([r.converged for r in runs])
@@ -787,6 +811,26 @@ class LatentMeasurementModel:
         }
         return self
 
+    def _run(self, d: Design, lam: Penalties, q0: np.ndarray, r: int, rng) -> _RunResult:
+        """One restart: its start point (restart 0 deterministic), then the sweeps."""
+        J, C = d.n_judges, d.n_cond
+        p = _start_point(q0, J, C, rng if r > 0 else None)
+        rule = Rule(self.tol_rms, self.tol_max, self.tol_obj, int(self.patience))
+        accelerate = check_accelerate(self.accelerate)
+        if accelerate == "lbfgs":
+            res = _run_lbfgs(d, lam, p, self.update_order, rule, int(self.max_iter_extended))
+        else:
+            res = run_plain(
+                d,
+                lam,
+                p,
+                self.update_order,
+                rule,
+                int(self.max_iter_extended),
+                anderson=accelerate == "anderson",
+            )
+        return res
+
     def _store(self, arr: PanelArrays, d: Design, lam: Penalties, res: _RunResult) -> None:
         p = res.params
         conds = pd.Index(arr.conditions, name="condition")
@@ -810,10 +854,13 @@ class LatentMeasurementModel:
         if not hasattr(self, "q_"):
             raise RuntimeError("LatentMeasurementModel is not fitted yet; call fit(panel)")
 
-    def _codes(self, panel: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    def _codes(
+        self, panel: pd.DataFrame, check_input: bool = True
+    ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
         """Validate a panel and map its judges / conditions to the fit's codes."""
         self._check_fitted()
-        panel = validate_panel(panel, conditions=None)
+        if check_input:
+            panel = validate_panel(panel, conditions=None)
         j = self.judges_.get_indexer(panel["judge"])
         c = pd.Index(self.conditions_).get_indexer(panel["condition"])
         problems = []
@@ -836,7 +883,7 @@ class LatentMeasurementModel:
         logit_hat = a[j] * q + offsets[j, c]
         return panel.assign(**{name: q, "logit_hat": logit_hat, "p_hat": expit(logit_hat)})
 
-    def predict_loo(self, panel: pd.DataFrame) -> pd.DataFrame:
+    def predict_loo(self, panel: pd.DataFrame, check_input: bool = True) -> pd.DataFrame:
         r"""Leave-one-judge-out predictions for every cell of a panel (Methods reference §3).
 
         Parameters
@@ -844,6 +891,8 @@ class LatentMeasurementModel:
         panel : pandas.DataFrame
             A panel whose items need not be in the fit (that is the purpose); its judges
             and conditions must be.
+        check_input : bool, default True
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -869,7 +918,7 @@ class LatentMeasurementModel:
         PanelError
             When the panel has judges or conditions that the fit did not see.
         """
-        panel, j, c = self._codes(panel)
+        panel, j, c = self._codes(panel, check_input)
         items = pd.Index(pd.unique(panel["item"]))
         i = items.get_indexer(panel["item"])
         J = len(self.judges_)

@@ -107,7 +107,7 @@ def sweep_drift(panel: pd.DataFrame, n_sweeps: int = 2100) -> SweepDrift:
     est = LatentMeasurementModel()
     lam = Penalties(est.lambda_q, est.lambda_a, est.lambda_b, est.lambda_delta, est.lambda_kappa)
     J, C = d.n_judges, d.n_cond
-    q0 = d.S.sum(axis=1) / d.N.sum(axis=1)
+    q0 = d.item_means()
     p = Params(q0, np.ones(J), np.zeros(J), np.zeros(C), np.zeros((J, C)))
     star, n_star = _fixed_point(d, lam, p)
     st_star = Stats(d, star, lam)

@@ -21,13 +21,14 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from judgerisk.panel import CONDITIONS, validate_panel
 from judgerisk.risk.analysis import RiskContext, risk_context
 from judgerisk.risk.metrics import vote_patterns
 from judgerisk.risk.registry import BASELINES, risk_score_table
 from judgerisk.risk.signals import combine_scur, scur_scores
-from judgerisk.splits import split_items
+from judgerisk.splits import DEFAULT_REPEATS, cross_fit_splits
 
-__all__ = ["ABLATION", "OPTIONS", "pooled_scores"]
+__all__ = ["ABLATION", "OPTIONS", "pool_tables", "pooled_scores", "repetition_tables"]
 
 #: The signal ablation: SCUR from every non-empty subset of U, C, S (column name -> z columns).
 ABLATION: dict[str, tuple[str, ...]] = {
@@ -38,6 +39,7 @@ ABLATION: dict[str, tuple[str, ...]] = {
 #: The reconstructed options of SCUR, each one switch away from the default.
 OPTIONS: dict[str, dict] = {
     "C residual": {"c_kind": "residual"},
+    "S log-odds": {"s_kind": "logit"},
     "S debiased (log-odds)": {"s_kind": "debiased"},
     "U all conditions": {"u_conditions": "all"},
     "z_S raw max": {"s_norm": "max"},
@@ -49,20 +51,20 @@ _FAMILY_COLUMNS = ("z_S_order", "z_S_rubric")
 def _seed_table(
     ctx: RiskContext,
     seed: int,
+    split: pd.Series,
     baselines: Sequence[str],
     options: Mapping[str, dict],
     ablation: bool,
 ) -> pd.DataFrame:
-    """One seed's percentile ranks of every score, for its evaluation items.
+    """One split's percentile ranks of every score, for its evaluation items.
 
-    SCUR and its variants are ranked among the items the seed scored (reference and
+    SCUR and its variants are ranked among the items the split scored (reference and
     evaluation); the baselines among all items, so that a score which does not depend on the
-    split (PE, VE, MSP) gets the same rank in every seed.
+    split (PE, VE, MSP) gets the same rank in every split.
     """
-    split = split_items(ctx.items, seed, ctx.fractions)
     eval_idx = split.index[split.to_numpy() == "evaluation"]
     fit_idx = split.index[split.to_numpy() == "fit"]
-    res = scur_scores(ctx.panel, seed, splits=ctx.fractions, **ctx.scur_options)
+    res = scur_scores(ctx.panel, seed, split=split, check_input=False, **ctx.scur_options)
     scored = res.scores()
     cols = {"scur": scored["scur"]}
     for c in _FAMILY_COLUMNS:
@@ -72,7 +74,9 @@ def _seed_table(
             cols[name] = combine_scur(scored[list(zs)])
     reuse = {k: v for k, v in ctx.scur_options.items() if k not in ("lmm", "lmm_params")}
     for name, opts in options.items():
-        alt = scur_scores(ctx.panel, seed, splits=ctx.fractions, lmm=res.lmm, **{**reuse, **opts})
+        alt = scur_scores(
+            ctx.panel, seed, split=split, lmm=res.lmm, check_input=False, **{**reuse, **opts}
+        )
         alt_scored = alt.scores()
         cols[name] = alt_scored["scur"]
         for c in _FAMILY_COLUMNS:
@@ -88,9 +92,11 @@ def _seed_table(
 
 def pooled_scores(
     panel: pd.DataFrame,
-    seeds: Iterable[int] = range(20),
+    seeds: Iterable[int] | None = None,
     baselines: Sequence[str] = BASELINES,
     *,
+    protocol: str = "kfold",
+    n_folds: int = 5,
     options: Mapping[str, dict] | None = None,
     ablation: bool = False,
     fractions: Sequence[float] = (0.5, 0.3, 0.2),
@@ -106,15 +112,23 @@ def pooled_scores(
     ----------
     panel : pandas.DataFrame
         A panel with ``gold`` (only read for the error labels, after every score is computed).
-    seeds : iterable of int, default range(20)
-        One fit / reference / evaluation split per seed (as in
+    seeds : iterable of int, optional
+        Seeds of the repetitions (consecutive; default ``range(DEFAULT_REPEATS)``,
+        :data:`judgerisk.splits.DEFAULT_REPEATS`). Under ``"kfold"`` each repetition is a new
+        partition into ``n_folds`` folds, each fold evaluated once; under ``"paper"`` each seed
+        is one random fit / reference / evaluation split (as in
         :func:`judgerisk.risk.analysis.evaluate_risk`).
+    protocol : {"kfold", "paper"}, default "kfold"
+        Repeated K-fold cross-fitting or the paper's independent random splits
+        (:func:`judgerisk.splits.cross_fit_splits`).
+    n_folds : int, default 5
+        K of ``"kfold"`` (60 / 20 / 20).
     baselines : sequence of str, default all of PE, VE, MSP, DS entropy
     options : mapping, optional
         Name -> keyword arguments of :func:`judgerisk.risk.signals.scur_scores` (e.g.
         :data:`OPTIONS`); each gives a SCUR column under that name (and its per-family
         ``"<name>: z_S_order"`` / ``"<name>: z_S_rubric"``), computed with the seed's fitted
-        model, so the latent measurement model is fitted once per seed.
+        model, so the latent measurement model is fitted once per split (fold).
     ablation : bool, default False
         Add one column per entry of :data:`ABLATION` (SCUR from a subset of the signals,
         recombined from the same z's: no extra fit).
@@ -150,7 +164,7 @@ def pooled_scores(
     different fits, so two items of one vote pattern can differ through the seeds that
     evaluated them.
     """
-    seeds = [int(s) for s in seeds]
+    seeds = list(range(DEFAULT_REPEATS)) if seeds is None else [int(s) for s in seeds]
     if not seeds:
         raise ValueError("seeds is empty")
     bad = [m for m in baselines if m not in BASELINES]
@@ -167,12 +181,50 @@ def pooled_scores(
         scur_options,
     )
     assert ctx.errors is not None  # fitted on all items: one error label per item
-    tables = [_seed_table(ctx, s, tuple(baselines), dict(options or {}), ablation) for s in seeds]
+    tables = repetition_tables(
+        ctx, seeds, protocol, n_folds, baselines, options=options, ablation=ablation
+    )
+    return pool_tables(ctx, [t for rep in tables for t in rep])
+
+
+def repetition_tables(
+    ctx: RiskContext,
+    seeds: Sequence[int],
+    protocol: str = "kfold",
+    n_folds: int = 5,
+    baselines: Sequence[str] = BASELINES,
+    *,
+    options: Mapping[str, dict] | None = None,
+    ablation: bool = False,
+) -> list[list[pd.DataFrame]]:
+    """Per repetition (seed), the per-split rank tables of :func:`pooled_scores`.
+
+    Returns one list per seed holding its splits' tables (``n_folds`` under ``"kfold"``, one
+    under ``"paper"``), so that a study can pool the first R repetitions for every R without
+    refitting (:func:`pool_tables`).
+    """
+    # checked once here with scur_scores' own rules; its folds then skip the checks
+    validate_panel(ctx.panel, conditions=CONDITIONS)
+    out = []
+    for seed in seeds:
+        splits = cross_fit_splits(ctx.items, 1, int(seed), protocol, n_folds, ctx.fractions)
+        out.append(
+            [
+                _seed_table(ctx, s, split, tuple(baselines), dict(options or {}), ablation)
+                for s, _, split in splits
+            ]
+        )
+    return out
+
+
+def pool_tables(ctx: RiskContext, tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Average per-split rank tables by item and add the error labels and subsets."""
     stacked = pd.concat(tables)
     grouped = stacked.groupby(level=0, sort=True)
     # rounded, so that equal ranks averaged over the same number of seeds stay bit-identical
     scores = grouped.mean().round(12)
     items = scores.index
+    assert ctx.errors is not None
     front = pd.DataFrame(
         {
             "error": ctx.errors.reindex(items).to_numpy(np.int8),

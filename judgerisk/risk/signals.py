@@ -25,7 +25,9 @@ Public API (stable; other modules code against it)
 ``combine_scur(z) -> Series "scur"``
     ``1 - prod max(1 - z, 1e-12)`` over the columns ``z_U, z_C, z_S`` present in ``z``.
 ``scur_scores(panel, seed, splits=(0.5, 0.3, 0.2), c_kind="xent", s_kind="prob",
-u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf") -> ScurResult``
+u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf", split=None,
+check_input=True) -> ScurResult`` (``split``: a given fold of
+:func:`judgerisk.splits.cross_fit_splits`)
 ``explain(result, item, panel=None) -> ItemExplanation`` (the paper's Table 2 for one item)
 ``riskiest(result, n=10, split="evaluation", threshold=0.9) -> DataFrame`` (Table-2-like list)
 
@@ -78,7 +80,7 @@ from scipy.special import entr
 from judgerisk.panel import CONDITIONS, FAMILIES, ORIGINAL, PanelError, validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
-from judgerisk.splits import split_items
+from judgerisk.splits import SPLIT_NAMES, split_items
 
 __all__ = [
     "COMPONENTS",
@@ -292,11 +294,12 @@ def signal_s(
     ----------
     panel_or_predictions : pandas.DataFrame
         Rows with ``item, judge, condition`` and ``p`` (``kind="prob"``) or ``logit``
-        (``kind="debiased"``): a validated panel or ``predict_loo`` output.
-    kind : {"prob", "debiased"}, default "prob"
+        (``kind="logit"`` or ``"debiased"``): a validated panel or ``predict_loo`` output.
+    kind : {"prob", "logit", "debiased"}, default "prob"
         ``"prob"`` (Methods reference default **[R]**): absolute change of the canonical
-        probability; ``"debiased"``: absolute change of the log-odds minus the LMM's
-        condition effects, in units of the judge's residual scale.
+        probability; ``"logit"``: absolute change of the log-odds; ``"debiased"``: absolute
+        change of the log-odds minus the LMM's condition effects, in units of the judge's
+        residual scale.
     lmm : LatentMeasurementModel, optional
         Fitted model (``delta_``, ``kappa_``, ``sigma_``); required for ``"debiased"``.
 
@@ -315,6 +318,8 @@ def signal_s(
     .. math::
 
         S^k_i = \\operatorname{mean}_{j, (c,c') \\in k} |p_{ijc} - p_{ijc'}|, \\qquad
+        S^{k,\\mathrm{logit}}_i = \\operatorname{mean}_{j, (c,c') \\in k} |m_{ijc} - m_{ijc'}|,
+        \\qquad
         S^{k,\\mathrm{deb}}_i = \\operatorname{mean}_{j, (c,c') \\in k}
           \\frac{|m_{ijc} - m_{ijc'} - (\\delta_c + \\kappa_{jc} - \\delta_{c'} - \\kappa_{jc'})|}
                {\\sigma_j}.
@@ -323,8 +328,8 @@ def signal_s(
     ----------
     Methods reference §4 (S).
     """
-    if kind not in ("prob", "debiased"):
-        raise ValueError(f"kind must be 'prob' or 'debiased', got {kind!r}")
+    if kind not in ("prob", "logit", "debiased"):
+        raise ValueError(f"kind must be 'prob', 'logit' or 'debiased', got {kind!r}")
     value = "p" if kind == "prob" else "logit"
     df = panel_or_predictions
     _require(df, ("item", "judge", "condition", value), "panel_or_predictions")
@@ -426,7 +431,7 @@ class ScurResult:
         return t.set_index("item")
 
 
-def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed):
+def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed, check_input: bool = True):
     if lmm is not None and lmm_params:
         raise ValueError(
             "give either lmm (a model) or lmm_params (its constructor arguments), not both"
@@ -435,7 +440,7 @@ def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed):
         from judgerisk.risk.lmm import LatentMeasurementModel
 
         params = {"random_state": seed, **(lmm_params or {})}
-        return LatentMeasurementModel(**params).fit(fit_panel)
+        return LatentMeasurementModel(**params).fit(fit_panel, check_input=check_input)
     if not hasattr(lmm, "a_"):
         return lmm.fit(fit_panel)
     q = getattr(lmm, "q_", None)
@@ -447,6 +452,44 @@ def _fit_or_reuse_lmm(lmm, lmm_params, fit_panel: pd.DataFrame, seed):
                 "model, or one fitted on result.split == 'fit'"
             )
     return lmm
+
+
+def _given_split(split: pd.Series, panel: pd.DataFrame) -> pd.Series:
+    """A caller's split, checked to label every item of the panel with a split name."""
+    if not isinstance(split, pd.Series):
+        raise TypeError(f"split must be a pandas Series by item, got {type(split).__name__}")
+    items = pd.Index(pd.unique(panel["item"]))
+    missing = items.difference(split.index)
+    if len(missing):
+        raise ValueError(f"split has no label for item(s) {list(missing[:10])}")
+    bad = ~split.isin(SPLIT_NAMES)
+    if bad.any():
+        raise ValueError(f"split labels must be among {SPLIT_NAMES}; got {split[bad].iloc[0]!r}")
+    return split.reindex(items.sort_values()).rename_axis("item").rename("split")
+
+
+def _fitted_cells(score_panel: pd.DataFrame, model: Any) -> pd.DataFrame:
+    """The cells of judges and conditions the fit saw; the others are left out, with a warning.
+
+    A judge seen only on reference or evaluation items (a crowdsourced panel) has no fitted
+    parameters, so its cells cannot be predicted in this split.
+    """
+    known_j = getattr(model, "judges_", None)
+    known_c = getattr(model, "conditions_", None)
+    if known_j is None or known_c is None:
+        return score_panel
+    ok = score_panel["judge"].isin(known_j) & score_panel["condition"].isin(known_c)
+    if ok.all():
+        return score_panel
+    n_bad = int((~ok).sum())
+    names = sorted(set(score_panel.loc[~ok, "judge"]))
+    warnings.warn(
+        f"{n_bad} cell(s) of {len(names)} judge(s) or condition(s) absent from this split's fit "
+        f"items (e.g. judge {names[0]!r}) cannot be predicted and are left out of its signals",
+        UserWarning,
+        stacklevel=3,
+    )
+    return score_panel.loc[ok.to_numpy()].reset_index(drop=True)
 
 
 def _normalise(
@@ -488,6 +531,8 @@ def scur_scores(
     lmm: Any = None,
     lmm_params: dict | None = None,
     s_norm: str = "ecdf",
+    split: pd.Series | None = None,
+    check_input: bool = True,
 ) -> ScurResult:
     """Cross-fitted SCUR risk scores for the reference and evaluation items of one seed.
 
@@ -503,7 +548,7 @@ def scur_scores(
         Fit / reference / evaluation fractions.
     c_kind : {"xent", "residual"}, default "xent"
         Variant of C (:func:`signal_c`).
-    s_kind : {"prob", "debiased"}, default "prob"
+    s_kind : {"prob", "logit", "debiased"}, default "prob"
         Variant of S (:func:`signal_s`).
     u_conditions : {"original", "all"}, default "original"
         Conditions pooled in U (:func:`signal_u`).
@@ -518,6 +563,14 @@ def scur_scores(
         :math:`\\max_k z^{S_k}` with its own reference ECDF, so that :math:`z^S` is uniform on
         the reference items like :math:`z^U` and :math:`z^C`; ``"max"`` uses the maximum
         itself, which is stochastically larger than a uniform when both families are kept.
+    split : pandas.Series, optional
+        A given fit / reference / evaluation label for every item (e.g. one fold of
+        :func:`judgerisk.splits.cross_fit_splits`); then ``splits`` is not used and ``seed``
+        only seeds the LMM's restarts.
+    check_input : bool, default True
+        Validate the panel. ``False`` skips every check, for callers that pass a panel
+        :func:`judgerisk.panel.validate_panel` returned (with ``conditions=CONDITIONS``), as
+        the cross-fitting loops do once for all their folds.
 
     Returns
     -------
@@ -532,7 +585,10 @@ def scur_scores(
 
     Notes
     -----
-    1. Split the items at random into fit / reference / evaluation.
+    1. Split the items at random into fit / reference / evaluation (or take ``split``).
+       Cells of judges or conditions that no fit item has cannot be predicted; they are
+       left out of the signals, with a warning (a crowdsourced judge seen only on
+       reference or evaluation items).
     2. Fit the LMM on the fit items only; predict every reference and evaluation cell
        leave-one-judge-out, :math:`\\hat p_{ijc} = \\sigma(\\hat a_j q_i^{(-j)} + \\hat b_j
        + \\hat\\delta_c + \\hat\\kappa_{jc})`.
@@ -557,16 +613,21 @@ def scur_scores(
     """
     for name, val, allowed in (
         ("c_kind", c_kind, ("xent", "residual")),
-        ("s_kind", s_kind, ("prob", "debiased")),
+        ("s_kind", s_kind, ("prob", "logit", "debiased")),
         ("u_conditions", u_conditions, ("original", "all")),
         ("s_norm", s_norm, ("ecdf", "max")),
     ):
         if val not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, got {val!r}")
     cols = [c for c in ("item", "judge", "condition", "logit", "p") if c in panel.columns]
-    panel = validate_panel(panel[cols], conditions=CONDITIONS)  # gold and extras never enter
+    panel = panel[cols]  # gold and extras never enter
+    if check_input:
+        panel = validate_panel(panel, conditions=CONDITIONS)
 
-    split = split_items(pd.unique(panel["item"]), seed, splits)
+    if split is None:
+        split = split_items(pd.unique(panel["item"]), seed, splits)
+    else:
+        split = _given_split(split, panel)
     row_split = split.reindex(panel["item"].to_numpy()).to_numpy()
     if not (split == "reference").any():
         raise PanelError(
@@ -576,8 +637,10 @@ def scur_scores(
     fit_panel = panel.loc[row_split == "fit"].reset_index(drop=True)
     score_panel = panel.loc[row_split != "fit"].reset_index(drop=True)
 
-    model = _fit_or_reuse_lmm(lmm, lmm_params, fit_panel, seed)
-    preds = model.predict_loo(score_panel)
+    model = _fit_or_reuse_lmm(lmm, lmm_params, fit_panel, seed, check_input)
+    score_panel = _fitted_cells(score_panel, model)
+    # a user's model need not know check_input: it is only passed to skip the checks
+    preds = model.predict_loo(score_panel, **({} if check_input else {"check_input": False}))
     _require(preds, _PRED_COLUMNS, "lmm.predict_loo output")
 
     raw = pd.concat(
