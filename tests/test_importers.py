@@ -72,7 +72,7 @@ def test_registry_lists_the_five_formats_in_order():
 
 
 def test_a_registered_importer_is_used(tmp_path):
-    from judgerisk.importers.base import Imported
+    from judgerisk.importers import Imported
 
     def reader(paths, scale=1.0):
         rows = pd.DataFrame(

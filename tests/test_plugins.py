@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._plugin_site import plugin_site
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PLUGIN = '''
@@ -62,13 +64,7 @@ flip_share = jr_toy_plugin:flip_share
 
 @pytest.fixture(scope="module")
 def plugin_env(tmp_path_factory):
-    site = tmp_path_factory.mktemp("site")
-    (site / "jr_toy_plugin.py").write_text(PLUGIN)
-    info = site / "jr_toy_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: jr-toy-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(ENTRY_POINTS)
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(site)])}
+    return plugin_site(tmp_path_factory.mktemp("site"), "jr_toy_plugin", PLUGIN, ENTRY_POINTS)
 
 
 def _python(code: str, env: dict, cwd: Path) -> str:

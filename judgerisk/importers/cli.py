@@ -10,13 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-
-from judgerisk.panel import ORIGINAL, PanelError, read_table
-from judgerisk.provenance import check_output_path, finish_record, make_record
-from judgerisk.provenance import write_table_with_record as _write_output
+if TYPE_CHECKING:  # building the parser imports neither pandas nor a reader
+    import pandas as pd
 
 __all__ = ["add_subcommands", "bpe_table", "recompute"]
 
@@ -34,6 +31,8 @@ _SWAP = "swap"
 
 
 def _record(args: argparse.Namespace, inputs: dict) -> dict:
+    from judgerisk.provenance import make_record
+
     params = {k: v for k, v in vars(args).items() if k not in ("func", "argv", "started")}
     return make_record(["judgerisk", *args.argv], params, inputs, args.started)
 
@@ -41,6 +40,7 @@ def _record(args: argparse.Namespace, inputs: dict) -> dict:
 # --------------------------------------------------------------------------- import
 def _assumptions(params: dict) -> dict:
     from judgerisk.importers import get_importer
+    from judgerisk.panel import PanelError
 
     imp = get_importer(params["format"])
     given = {k: params.get(k) for k in _OPTIONS if params.get(k) is not None}
@@ -53,9 +53,12 @@ def _assumptions(params: dict) -> dict:
 
 def _run_import(args: argparse.Namespace) -> int:
     from judgerisk.importers import import_judgments
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
 
+    assumptions = _assumptions(vars(args))  # an unknown format: an error listing the formats
     check_output_path(args.output, inputs=tuple(args.paths))
-    panel, info = import_judgments(args.format, args.paths, **_assumptions(vars(args)))
+    panel, info = import_judgments(args.format, args.paths, **assumptions)
     inputs = {f"input {k + 1}": (p, None) for k, p in enumerate(args.paths)}
     record = finish_record(_record(args, inputs), {"rows": len(panel), **info["shape"]})
     record["assumptions"] = info
@@ -107,7 +110,10 @@ def bpe_table(
     ----------
     SCOPE paper §2.2 (BPE) and §2.3 (the threshold); book chapter on one judge.
     """
-    from judgerisk.panel import validate_panel
+    import numpy as np
+    import pandas as pd
+
+    from judgerisk.panel import ORIGINAL, PanelError, validate_panel
     from judgerisk.selective import bpe, scope_threshold
     from judgerisk.validation import check_alpha
 
@@ -154,7 +160,9 @@ def bpe_table(
 
 
 def _run_bpe(args: argparse.Namespace) -> int:
-    from judgerisk.panel import load_panel
+    from judgerisk.panel import load_panel, read_table
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
 
     ins = (args.panel,) + ((args.calibration,) if args.calibration else ())
     check_output_path(args.output, inputs=ins)
@@ -188,7 +196,7 @@ def _run_bpe(args: argparse.Namespace) -> int:
 def recompute(command: str, params: dict, inputs: dict) -> pd.DataFrame:
     """The output of an ``import`` or ``bpe`` run, recomputed for ``judgerisk verify``."""
     from judgerisk.importers import import_judgments
-    from judgerisk.panel import load_panel
+    from judgerisk.panel import load_panel, read_table
 
     if command == "import":
         paths = [inputs[f"input {k + 1}"] for k in range(len(inputs))]
@@ -199,9 +207,14 @@ def recompute(command: str, params: dict, inputs: dict) -> pd.DataFrame:
 
 def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpFormatter]) -> None:
     """Register ``import`` and ``bpe`` on the ``judgerisk`` parser."""
-    from judgerisk.importers import IMPORTERS, get_importer
+    from judgerisk.importers.registry import BUILTIN_FORMATS
 
-    formats = "\n".join(f"  {n:12s} {get_importer(n).files}" for n in IMPORTERS)
+    # the built-ins' static description: listing them imports no reader and no plug-in
+    formats = "\n".join(f"  {imp.name:12s} {imp.files}" for imp in BUILTIN_FORMATS)
+    formats += (
+        "\n  and any format an installed plug-in declares (entry-point group"
+        "\n  judgerisk.importers), loaded when the command runs"
+    )
     p = sub.add_parser(
         "import",
         help="read another tool's judgments into a panel, printing every assumption",
@@ -221,7 +234,7 @@ def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
         "  judgerisk report panel.csv -o report.html",
         formatter_class=fmt,
     )
-    p.add_argument("format", choices=list(IMPORTERS), help="the tool that wrote the files")
+    p.add_argument("format", help="the tool that wrote the files (a format listed above)")
     p.add_argument("paths", nargs="+", help="its output files")
     p.add_argument("-o", "--output", required=True, help="panel to write (.csv/.parquet/.jsonl)")
     p.add_argument(

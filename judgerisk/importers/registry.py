@@ -1,33 +1,35 @@
 """The importer registry: ``import_judgments(fmt, paths, **assumptions) -> (panel, record)``.
 
 Each importer reads the files one tool writes (book page "Importing your judges") and returns
-panel rows plus what it assumed. The built-in importers are listed at the end of this module;
-:func:`register_importer` adds another (recipe in CONTRIBUTING.md).
+panel rows plus what it assumed. The built-in formats are listed in :data:`BUILTIN_FORMATS`,
+where the registry is defined; a package adds a format with no edit to judgerisk through the
+entry-point group ``judgerisk.importers`` (an :class:`Importer`, or a reader function), and
+:func:`register_importer` adds one in a session (recipe in CONTRIBUTING.md). Importing this
+module imports neither pandas nor a reader: ``judgerisk --help`` lists the built-ins for free.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import inspect
 import json
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from judgerisk._registry import Registry
-from judgerisk.importers.alpaca_eval import read_alpaca_eval
-from judgerisk.importers.arena_hard import read_arena_hard
-from judgerisk.importers.base import Imported
-from judgerisk.importers.crowdkit import read_crowdkit
-from judgerisk.importers.fastchat import read_fastchat
-from judgerisk.importers.lm_eval import read_lm_eval
-from judgerisk.orientation import check_orientation, count_ties
-from judgerisk.panel import ORIGINAL, PanelError, validate_panel
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from judgerisk.importers.base import Imported
 
 __all__ = [
+    "BUILTIN_FORMATS",
     "IMPORTERS",
     "Importer",
     "get_importer",
@@ -37,29 +39,90 @@ __all__ = [
 ]
 
 #: ``reader(paths, **assumptions) -> Imported``.
-Reader = Callable[..., Imported]
+Reader = Callable[..., "Imported"]
 
 
 @dataclass(frozen=True)
 class Importer:
-    """A registered format: its reader, the files it reads and the options it takes."""
+    """A format: its reader, the files it reads and the options it takes.
+
+    ``reader`` is the function ``reader(paths, **options) -> Imported``, or its
+    ``"module:function"`` name, imported on first use (so listing a format imports nothing).
+    """
 
     name: str
-    reader: Reader
+    reader: Reader | str
     files: str
     options: tuple[str, ...] = ()
 
+    def read(self, paths: Sequence[str | Path], **options: Any) -> Imported:
+        """Call the reader (importing it first when it is given by name)."""
+        reader = self.reader
+        if isinstance(reader, str):
+            module, _, attr = reader.partition(":")
+            reader = getattr(importlib.import_module(module), attr)
+        return reader(paths, **options)
 
-_REGISTRY: Registry[Importer] = Registry("import format")
-#: Registered format names (a live view).
+
+#: The built-in formats, in the order of :data:`IMPORTERS` (their readers by name).
+BUILTIN_FORMATS: tuple[Importer, ...] = tuple(
+    Importer(name, f"judgerisk.importers.{name}:read_{name}", files, options)
+    for name, files, options in (
+        ("fastchat", "model_judgment/*_pair.jsonl", ("epsilon", "judge_by")),
+        ("arena_hard", "model_judgment/<judge>/<model>.jsonl", ("epsilon", "weak", "baseline")),
+        ("alpaca_eval", "annotations.json", ("epsilon",)),
+        ("lm_eval", "samples_<task>_<time>.jsonl", ("judge", "swap_suffix")),
+        (
+            "crowdkit",
+            "task, worker, label table (csv/parquet/jsonl)",
+            ("epsilon", "label_a", "label_tie"),
+        ),
+    )
+)
+
+
+def _adopt(name: str, obj: Any) -> None:
+    """Register a plug-in (entry-point group ``judgerisk.importers``): an :class:`Importer`, or a
+    reader function (its ``files`` and ``options`` attributes, if any, describe it)."""
+    if isinstance(obj, Importer):
+        _REGISTRY.add(name, obj if obj.name == name else dataclasses.replace(obj, name=name))
+    elif callable(obj):
+        register_importer(
+            name, obj, files=getattr(obj, "files", ""), options=getattr(obj, "options", None)
+        )
+    else:
+        raise TypeError(f"{obj!r} is neither an Importer nor a reader function")
+
+
+#: The built-in formats (registered below, by this module), then the plug-ins of the entry-point
+#: group ``judgerisk.importers``.
+_REGISTRY: Registry[Importer] = Registry(
+    "import format",
+    builtins=dict.fromkeys((imp.name for imp in BUILTIN_FORMATS), __name__),
+    group="judgerisk.importers",
+    adopt=lambda name, obj: _adopt(name, obj),
+)
+for _imp in BUILTIN_FORMATS:
+    _REGISTRY.add(_imp.name, _imp)
+#: Registered format names (a live view: the built-ins, then plug-ins and session formats).
 IMPORTERS: Sequence[str] = _REGISTRY.names()
 
 
+def _keyword_options(reader: Reader) -> tuple[str, ...]:
+    """The parameters of ``reader`` after ``paths`` (its options)."""
+    params = list(inspect.signature(reader).parameters.values())[1:]
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+
+
 def register_importer(
-    name: str, reader: Reader, *, files: str, options: Sequence[str] = ()
+    name: str, reader: Reader, *, files: str, options: Sequence[str] | None = None
 ) -> Reader:
-    """Register ``reader(paths, **options) -> Imported`` as the format ``name``."""
-    _REGISTRY.add(name, Importer(name, reader, files, tuple(options)))
+    """Register ``reader(paths, **options) -> Imported`` as the format ``name``.
+
+    ``options`` default to the reader's parameters after ``paths``.
+    """
+    opts = _keyword_options(reader) if options is None else tuple(options)
+    _REGISTRY.add(name, Importer(name, reader, files, opts))
     return reader
 
 
@@ -68,10 +131,15 @@ def unregister_importer(name: str) -> None:
     _REGISTRY.remove(name)
 
 
-def get_importer(name: str) -> Importer:
-    """The importer registered under ``name``; an error lists the registered formats."""
+def get_importer(fmt: str | Importer) -> Importer:
+    """The importer registered under ``fmt`` (an :class:`Importer` is returned as is); an error
+    lists the registered formats."""
+    from judgerisk.panel import PanelError
+
+    if isinstance(fmt, Importer):
+        return fmt
     try:
-        return _REGISTRY.get(name)
+        return _REGISTRY.get(fmt)
     except ValueError as exc:
         raise PanelError(str(exc)) from None
 
@@ -91,6 +159,8 @@ def _scalars(rows: pd.DataFrame) -> pd.DataFrame:
 
 def _without_orphans(rows: pd.DataFrame, dropped: Counter) -> tuple[pd.DataFrame, Counter]:
     """Drop (and count) the rows of items left with no original-order verdict by any judge."""
+    from judgerisk.options import ORIGINAL
+
     has = set(rows.loc[rows["condition"] == ORIGINAL, "item"])
     orphan = ~rows["item"].isin(has)
     if not orphan.any():
@@ -101,15 +171,16 @@ def _without_orphans(rows: pd.DataFrame, dropped: Counter) -> tuple[pd.DataFrame
 
 
 def import_judgments(
-    fmt: str, paths: Sequence[str | Path] | str | Path, **assumptions: Any
+    fmt: str | Importer, paths: Sequence[str | Path] | str | Path, **assumptions: Any
 ) -> tuple[pd.DataFrame, dict]:
     """Read one tool's judgment files into a validated panel and a record of the assumptions.
 
     Parameters
     ----------
-    fmt : str
+    fmt : str or Importer
         A registered format (:data:`IMPORTERS`): ``"fastchat"``, ``"arena_hard"``,
-        ``"alpaca_eval"``, ``"lm_eval"``, ``"crowdkit"``.
+        ``"alpaca_eval"``, ``"lm_eval"``, ``"crowdkit"``, an installed plug-in's; or an
+        :class:`Importer` (registered or not).
     paths : path or sequence of paths
         The tool's output files.
     **assumptions
@@ -129,7 +200,13 @@ def import_judgments(
     >>> list(IMPORTERS)
     ['fastchat', 'arena_hard', 'alpaca_eval', 'lm_eval', 'crowdkit']
     """
+    import pandas as pd
+
+    from judgerisk.orientation import check_orientation, count_ties
+    from judgerisk.panel import PanelError, validate_panel
+
     imp = get_importer(fmt)
+    fmt = imp.name
     unknown = sorted(set(assumptions) - set(imp.options))
     if unknown:
         raise PanelError(
@@ -138,7 +215,7 @@ def import_judgments(
     paths = [paths] if isinstance(paths, str | Path) else list(paths)
     if not paths:
         raise PanelError(f"format {fmt!r}: no file given")
-    got = imp.reader(paths, **assumptions)
+    got = imp.read(paths, **assumptions)
     got.rows = _scalars(got.rows)
     rows, dropped = (
         (got.rows, got.dropped) if got.rows.empty else _without_orphans(got.rows, got.dropped)
@@ -169,26 +246,3 @@ def import_judgments(
     for w in caught:
         warnings.warn(w.message, w.category, stacklevel=2)
     return panel, record
-
-
-# ----------------------------------------------------------------------------- built-ins
-# Listed here explicitly, in the order of IMPORTERS.
-register_importer(
-    "fastchat", read_fastchat, files="model_judgment/*_pair.jsonl", options=("epsilon", "judge_by")
-)
-register_importer(
-    "arena_hard",
-    read_arena_hard,
-    files="model_judgment/<judge>/<model>.jsonl",
-    options=("epsilon", "weak", "baseline"),
-)
-register_importer("alpaca_eval", read_alpaca_eval, files="annotations.json", options=("epsilon",))
-register_importer(
-    "lm_eval", read_lm_eval, files="samples_<task>_<time>.jsonl", options=("judge", "swap_suffix")
-)
-register_importer(
-    "crowdkit",
-    read_crowdkit,
-    files="task, worker, label table (csv/parquet/jsonl)",
-    options=("epsilon", "label_a", "label_tie"),
-)
