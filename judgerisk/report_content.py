@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable
-from typing import Any
+from typing import TextIO
 
 import numpy as np
 import pandas as pd
@@ -136,7 +136,14 @@ def show_warnings_as_notes() -> None:
     """
     from IPython.display import Markdown, display
 
-    def show(message: Any, category: Any, filename: str, lineno: int, *args: Any) -> None:
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         display(Markdown(f"**Note:** {note_text(message)}"))
 
     warnings.showwarning = show
@@ -232,16 +239,15 @@ def auroc_standard_error(auc: float, n_errors: int, n_correct: int) -> float:
     return math.sqrt(max(var, 0.0) / (n_errors * n_correct))
 
 
-def small_sample_caution(
-    n_labelled: int, n_errors: int, alpha: float, auc: float = float("nan")
-) -> str | None:
+def small_sample_caution(n_labelled: int, n_errors: int, alpha: float) -> str | None:
     """A caution when the labelled items are too few for the report's AUROC and SCOPE tables.
 
     Drawn when fewer than :data:`MIN_LABELLED` items carry gold, or fewer than
-    :data:`MIN_ERRORS` of them are errors (or correct). It gives the counts, the AUROC's
-    standard error (:func:`auroc_standard_error`, at ``auc``; at 0.5 when unknown) and the
-    calibration size SCOPE needs at α: with no error at all it accepts nothing below
-    :math:`\\lceil 1/\\alpha \\rceil` calibration items.
+    :data:`MIN_ERRORS` of them are errors (or correct). It gives the counts, the standard error
+    of the AUROC of a score that ranks no better than chance (:func:`auroc_standard_error` at
+    0.5: how far such a score's AUROC strays on this sample) and the calibration size SCOPE
+    needs at α: with no error at all it accepts nothing below :math:`\\lceil 1/\\alpha \\rceil`
+    calibration items.
 
     Returns
     -------
@@ -251,11 +257,12 @@ def small_sample_caution(
     n_correct = n_labelled - n_errors
     if n_labelled >= MIN_LABELLED and min(n_errors, n_correct) >= MIN_ERRORS:
         return None
-    se = auroc_standard_error(auc if np.isfinite(auc) else 0.5, n_errors, n_correct)
+    se = auroc_standard_error(0.5, n_errors, n_correct)
     auroc_part = (
-        f"An AUROC from {n_errors} error(s) and {n_correct} correct verdict(s) has a standard "
-        f"error of about {se:.2f} (Hanley & McNeil, 1982), so the ranking table cannot tell "
-        "the scores apart."
+        f"With {n_errors} error(s) and {n_correct} correct verdict(s), a score that ranks no "
+        f"better than chance has an AUROC of 0.5 give or take {se:.2f} (one standard error, "
+        "Hanley & McNeil, 1982): differences smaller than that in the ranking table mean "
+        "nothing."
         if np.isfinite(se)
         else "With no error (or no correct verdict) among them, the AUROC is undefined."
     )

@@ -131,10 +131,11 @@ def test_auroc_standard_error_matches_hanley_mcneil():
 
 
 def test_small_sample_caution_gives_its_numbers():
-    text = small_sample_caution(30, 1, 0.1, auc=0.07)
-    se = auroc_standard_error(0.07, 1, 29)
+    text = small_sample_caution(30, 1, 0.1)
+    se = auroc_standard_error(0.5, 1, 29)
+    assert se == pytest.approx(np.sqrt((0.25 + 28 * (0.5 / 1.5 - 0.25)) / 29))
     assert "30 item(s) carry gold" in text and "wrong on 1 of them" in text
-    assert f"about {se:.2f}" in text and "at least 10 calibration items" in text
+    assert f"give or take {se:.2f}" in text and "at least 10 calibration items" in text
     assert small_sample_caution(MIN_LABELLED, MIN_ERRORS, 0.1) is None
     assert small_sample_caution(5000, MIN_ERRORS - 1, 0.1) is not None
     assert "undefined" in small_sample_caution(40, 0, 0.1)
