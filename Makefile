@@ -19,6 +19,7 @@ HTML := _build/html
 export JUDGERISK_DATA ?= $(abspath $(CURDIR)/../shared/data)
 
 .PHONY: book test quick-test lint typecheck notebooks venv browser clean help
+.DEFAULT_GOAL := help
 
 # --- Python: any supported version -------------------------------------------------------------
 # PYTHON= picks the interpreter; by default the first of python3.11, python3.12, python3.13, python3
@@ -33,6 +34,8 @@ PYTHON ?= $(firstword $(FOUND_PYTHONS) $(shell command -v python3))
 PYTHON_VERSION := $(call PY_VERSION_OF,$(PYTHON))
 VENV_VERSION := $(if $(wildcard $(PY)),$(call PY_VERSION_OF,$(PY)))
 FIX_PYTHON := make $(or $(MAKECMDGOALS),test) PYTHON=$(or $(firstword $(FOUND_PYTHONS)),/path/to/python3.13)
+# (help, clean and browser need no Python)
+ifneq ($(filter-out help clean browser,$(or $(MAKECMDGOALS),help)),)
 ifeq ($(filter $(PYTHON_VERSION),$(SUPPORTED_PYTHONS)),)
   $(if $(PYTHON),$(info judgerisk needs Python 3.11, 3.12 or 3.13; $(PYTHON) is \
     $(or $(PYTHON_VERSION),not a working Python).),$(info judgerisk needs Python 3.11, 3.12 \
@@ -50,6 +53,7 @@ ifneq ($(VENV_STALE),)
       run: rm -rf $(VENV) && make $(or $(MAKECMDGOALS),test) PYTHON=$(PYTHON))
   endif
 $(STAMP): FORCE
+endif
 endif
 FORCE:
 # -----------------------------------------------------------------------------------------------
