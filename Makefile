@@ -26,7 +26,7 @@ export JUDGERISK_DATA ?= $(abspath $(CURDIR)/../shared/data)
 # found. A .venv made by this Makefile with another or an unsupported version is rebuilt; one it
 # did not make is never removed: make stops with the command that fixes it.
 SUPPORTED_PYTHONS := 3.11 3.12 3.13
-PY_VERSION_OF = $(shell $(1) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PY_VERSION_OF = $(if $(1),$(shell $(1) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null))
 # the python3.X on PATH that run and have that version (a pyenv shim of an inactive one does not)
 FOUND_PYTHONS := $(foreach v,$(SUPPORTED_PYTHONS),$(foreach p,$(shell command -v python$(v)),\
   $(if $(filter $(v),$(call PY_VERSION_OF,$(p))),$(p))))
@@ -40,7 +40,7 @@ ifeq ($(filter $(PYTHON_VERSION),$(SUPPORTED_PYTHONS)),)
   $(if $(PYTHON),$(info judgerisk needs Python 3.11, 3.12 or 3.13; $(PYTHON) is \
     $(or $(PYTHON_VERSION),not a working Python).),$(info judgerisk needs Python 3.11, 3.12 \
     or 3.13, and none is on PATH.))
-  $(if $(FOUND_PYTHONS),,$(info Install one (README, "Requirements"), then run:))
+  $(if $(FOUND_PYTHONS),,$(info Install one (see "Requirements" in README.md) and run:))
   $(error Run: $(FIX_PYTHON))
 endif
 # Rebuild .venv when it has an unsupported version, or another version than an explicit PYTHON=.
