@@ -28,8 +28,8 @@ export JUDGERISK_DATA ?= $(abspath $(CURDIR)/../shared/data)
 SUPPORTED_PYTHONS := 3.11 3.12 3.13
 PY_VERSION_OF = $(if $(1),$(shell $(1) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null))
 # the python3.X on PATH that run and have that version (a pyenv shim of an inactive one does not)
-FOUND_PYTHONS := $(foreach v,$(SUPPORTED_PYTHONS),$(foreach p,$(shell command -v python$(v)),\
-  $(if $(filter $(v),$(call PY_VERSION_OF,$(p))),$(p))))
+FOUND_PYTHONS := $(strip $(foreach v,$(SUPPORTED_PYTHONS),$(foreach p,$(shell command -v python$(v)),\
+  $(if $(filter $(v),$(call PY_VERSION_OF,$(p))),$(p)))))
 PYTHON ?= $(firstword $(FOUND_PYTHONS) $(shell command -v python3))
 PYTHON_VERSION := $(call PY_VERSION_OF,$(PYTHON))
 VENV_VERSION := $(if $(wildcard $(PY)),$(call PY_VERSION_OF,$(PY)))
