@@ -271,7 +271,9 @@ def small_sample_caution(n_labelled: int, n_errors: int, alpha: float) -> str | 
         f"**Caution: small sample.** {n_labelled} item(s) carry gold and the majority verdict "
         f"is wrong on {n_errors} of them. {auroc_part} SCOPE accepts nothing at α = {alpha:g} "
         f"until at least {need} calibration items are right, and the check below calibrates on "
-        f"half of the {n_labelled}. Read these tables as an illustration, not as evidence: "
-        f"label at least {MIN_LABELLED} items, with at least {MIN_ERRORS} errors among them, "
-        "before relying on them."
+        f"half of the {n_labelled}. The certificate still holds in expectation, but with so few "
+        "labels it varies a lot from one labelled sample to another: read the certified count "
+        "and the tables below as an illustration, not as evidence, and label at least "
+        f"{MIN_LABELLED} items, with at least {MIN_ERRORS} errors among them, before relying on "
+        "them."
     )
