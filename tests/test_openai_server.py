@@ -110,7 +110,8 @@ def served(server, items, tmp_path_factory, monkeypatch_module):
     """The same items through the server by the CLI, with an API key that must stay secret."""
     monkeypatch_module.setenv("JR_TEST_KEY", "secret-key-never-recorded")
     out = tmp_path_factory.mktemp("served") / "run"
-    argv = ["extract", "--backend", "openai", "--base-url", server.url, "--tokenizer", SMOLLM2,
+    gguf = str(bundled_gguf(SMOLLM2))  # a .gguf path from the CLI (issue 27 point 14)
+    argv = ["extract", "--backend", "openai", "--base-url", server.url, "--tokenizer", gguf,
             "--api-key-env", "JR_TEST_KEY", "--items", str(items), "--out", str(out),
             "--template", TEMPLATE, "--no-progress"]  # fmt: skip
     assert _quiet(main, argv) == EXIT_OK
