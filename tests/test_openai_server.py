@@ -110,7 +110,8 @@ def served(server, items, tmp_path_factory, monkeypatch_module):
     """The same items through the server by the CLI, with an API key that must stay secret."""
     monkeypatch_module.setenv("JR_TEST_KEY", "secret-key-never-recorded")
     out = tmp_path_factory.mktemp("served") / "run"
-    argv = ["extract", "--backend", "openai", "--base-url", server.url, "--tokenizer", SMOLLM2,
+    gguf = str(bundled_gguf(SMOLLM2))  # a .gguf path from the CLI (issue 27 point 14)
+    argv = ["extract", "--backend", "openai", "--base-url", server.url, "--tokenizer", gguf,
             "--api-key-env", "JR_TEST_KEY", "--items", str(items), "--out", str(out),
             "--template", TEMPLATE, "--no-progress"]  # fmt: skip
     assert _quiet(main, argv) == EXIT_OK
@@ -149,6 +150,7 @@ def test_provenance_names_the_server_model_and_never_the_key(served):
     assert judge["backend"] == "openai" and judge["endpoint"] == "completions"
     assert judge["model"].endswith(".gguf") and judge["server"]["models"][0]["id"] == judge["model"]
     assert judge["api_key_env"] == "JR_TEST_KEY"
+    assert judge["server"]["software"] == "uvicorn"  # llama.cpp's server has no /version route
     for path in served.rglob("*"):
         if path.is_file():
             assert b"secret-key-never-recorded" not in path.read_bytes(), path

@@ -190,15 +190,27 @@ class OpenAIJudge:
         )
 
     def server_info(self) -> dict:
-        """The server's ``/v1/models`` answer (ids and owners), fetched once."""
+        """The server's ``/v1/models`` answer (ids, owners) and version, fetched once."""
         if self._server is None:
             answer = self._request("/v1/models")
             models = [
                 {k: m.get(k) for k in ("id", "owned_by", "root", "max_model_len") if k in m}
                 for m in answer.get("data", [])
             ]
-            self._server = {"models": models}
+            self._server = {"models": models, **self._version()}
         return self._server
+
+    def _version(self) -> dict:
+        """The server's software and version where it says (vLLM's ``/version``, the header)."""
+        req = urllib.request.Request(self.base_url + "/version", headers=self._headers)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                answer = json.loads(resp.read().decode("utf-8"))
+                return {"version": answer.get("version"), "software": resp.headers.get("Server")}
+        except urllib.error.HTTPError as exc:  # no /version route (llama.cpp): keep the header
+            return {"version": None, "software": exc.headers.get("Server") if exc.headers else None}
+        except (OSError, ValueError, AttributeError):
+            return {"version": None, "software": None}
 
     @property
     def model(self) -> str | None:
