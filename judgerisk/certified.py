@@ -41,7 +41,7 @@ reports both the mean test FDP over splits and the pooled ratio (``pooled_risk``
 
 References
 ----------
-Methods reference §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3);
+Methods reference §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwise LLM Judging" (§2.3);
 "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge" (SCUR).
 """
 

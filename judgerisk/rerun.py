@@ -14,12 +14,13 @@ import argparse
 import ast
 import io
 import os
+import sys
 import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgerisk import runbook
+from judgerisk import render, runbook
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -68,7 +69,7 @@ def chapter_sources() -> list[Path]:
             raise FileNotFoundError(
                 f"{err}; or point {ENV_CHAPTERS} at the book's notebooks folder"
             ) from None
-    found = sorted(folder.glob("[0-9]*.md"))
+    found = sorted(folder.glob(runbook.CHAPTER_GLOB))
     if not found:
         origin = f"${ENV_CHAPTERS}" if env else "the book's sources"
         raise FileNotFoundError(
@@ -76,6 +77,12 @@ def chapter_sources() -> list[Path]:
             f"{ENV_CHAPTERS} at the book's notebooks folder"
         )
     return found
+
+
+def _names(path: Path) -> set[str]:
+    """What a chapter is called by, upper case: ``04_SCUR_SIGNALS``, ``SCUR_SIGNALS``, ``A1``."""
+    number, _, name = path.stem.upper().partition("_")
+    return {path.stem.upper(), name, number}
 
 
 def find_chapter(key: str | os.PathLike) -> Path:
@@ -87,9 +94,9 @@ def find_chapter(key: str | os.PathLike) -> Path:
     sources = chapter_sources()
     if text.isdigit():
         matches = [p for p in sources if p.name.split("_", 1)[0] == f"{int(text):02d}"]
-    else:
+    else:  # a name, or an appendix's number ("A1")
         stem = text.removesuffix(".md")
-        matches = [p for p in sources if stem in (p.stem, p.stem.split("_", 1)[-1])]
+        matches = [p for p in sources if stem.upper() in _names(p)]
     if len(matches) != 1:
         names = ", ".join(p.stem for p in sources)
         raise ValueError(f"unknown chapter {text!r}; the chapters are: {names}")
@@ -207,7 +214,9 @@ def run_chapter(
         Chapter number (``"04"``), name (``"scur_signals"``) or ``.md`` source.
     output : path-like
         The executed ``.ipynb`` to write (relative to ``cwd``). Written atomically; an
-        existing file is kept unless ``overwrite``; never one of the inputs.
+        existing file is kept unless ``overwrite``; never one of the inputs. The chapter
+        rendered as the book shows it (:func:`judgerisk.render.render_html`) is written
+        beside it, with the suffix ``.html``.
     parameters : dict, optional
         Values for names of the chapter's parameters cell (other names are an error).
         ``*_path`` and ``*_dir`` values are resolved against ``cwd`` and must exist.
@@ -239,8 +248,12 @@ def run_chapter(
     inputs = {source.resolve()} | {Path(v) for k, v in params.items() if k.endswith("_path")}
     if out in inputs:
         raise ValueError(f"refusing to write the output over an input: {out}")
-    if out.exists() and not overwrite:
-        raise ValueError(f"{out} exists; choose another name or pass --overwrite")
+    page = out.with_suffix(".html")  # the readable page, written beside the notebook
+    for target in (out, page):
+        if target.exists() and not overwrite:
+            raise ValueError(f"{target} exists; choose another name or pass --overwrite")
+    if page in inputs:
+        raise ValueError(f"refusing to write the output over an input: {page}")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=".judgerisk-run-") as tmp:
@@ -251,6 +264,7 @@ def run_chapter(
             parameters=params,
         )
         os.replace(written, out)
+    render.render_html(out, page, chapter=source.stem)
     return out, seconds
 
 
@@ -263,10 +277,13 @@ def _run_cli(args: argparse.Namespace) -> int:
         return 0
     if args.output is None:
         raise ValueError("-o/--output is required (the executed .ipynb to write)")
+    warning = render.time_warning(find_chapter(args.chapter).stem, args.small)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     out, seconds = run_chapter(
         args.chapter, args.output, params, small=args.small, overwrite=args.overwrite
     )
-    print(f"wrote {out} ({seconds:.0f} s)")
+    print(f"wrote {out} ({seconds:.0f} s) and the page {out.with_suffix('.html')}")
     return 0
 
 

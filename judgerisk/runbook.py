@@ -49,6 +49,8 @@ __all__ = [
 ]
 
 PROFILES = ("small", "default")
+#: Chapter sources: ``NN_name.md`` (chapters) and ``A1_name.md`` (appendices, after them).
+CHAPTER_GLOB = "[0-9A]*[0-9]_*.md"
 BOOK_ENV_VAR = "JUDGERISK_BOOK"
 
 
@@ -94,8 +96,8 @@ def __getattr__(name: str) -> Path:
 
 
 def notebook_paths(root: Path | None = None) -> list[Path]:
-    """The chapter sources ``notebooks/*.md`` of the book at ``root``, in file-name order."""
-    return sorted(((root or find_book_root()) / "notebooks").glob("[0-9]*.md"))
+    """The chapter sources ``notebooks/NN_*.md`` then ``A1_*.md`` of the book at ``root``."""
+    return sorted(((root or find_book_root()) / "notebooks").glob(CHAPTER_GLOB))
 
 
 def read_notebook(md_path: str | Path) -> Any:
@@ -274,6 +276,10 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) ->
 
     page = parameters_markdown(notebook_paths(root), read_timings(executed_dir))
     (stage_dir / "book" / "_chapter_parameters.md").write_text(page)
+    from judgerisk.render import machine_description, times_markdown
+
+    times = times_markdown(read_timings(executed_dir), machine_description())
+    (stage_dir / "book" / "_chapter_times.md").write_text(times)
     return stage_dir
 
 

@@ -44,6 +44,8 @@ CONVERTED = [
     "09_scope_validity",
     "10_real_panels",
     "11_certified_panel_decisions",
+    "12_conclusion",
+    "A1_lmm_numerics",
 ]
 
 #: Global checks that a chapter not yet converted still fails: ``{chapter: {check, ...}}``.
@@ -275,7 +277,13 @@ def test_converted_chapter_ends_with_takeaways_and_exercises(stem):
     assert takeaways.count("\n- ") >= 3, f"{stem}: key takeaways need at least three bullets"
     assert "\n## Exercises\n" in text, f"{stem}: no '## Exercises' section"
     exercises = text.split("\n## Exercises\n", 1)[1]
-    n_ex = len(re.findall(r"\{admonition\} Exercise \d", exercises))
+    numbers = re.findall(r"\{admonition\} Exercise ([0-9A-Z]+)\.(\d+) — ", exercises)
+    label = _exercise_label(stem)
+    assert [int(n) for _, n in numbers] == list(range(1, len(numbers) + 1)), (
+        f"{stem}: exercises must be numbered {label}.1, {label}.2, ... in order"
+    )
+    assert {c for c, _ in numbers} <= {label}, f"{stem}: exercise numbers must start {label}."
+    n_ex = len(numbers)
     solutions = re.findall(
         r":::\{admonition\} Solution\n:class: dropdown\n(.*?)\n:::", exercises, flags=re.S
     )
@@ -284,6 +292,12 @@ def test_converted_chapter_ends_with_takeaways_and_exercises(stem):
     assert any(f"judgerisk run {stem[:2]}" in s for s in solutions), (
         f"{stem}: one exercise must be a parameterised rerun (`judgerisk run {stem[:2]} ...`)"
     )
+
+
+def _exercise_label(stem: str) -> str:
+    """The chapter's number as exercises show it: ``"3"`` for 03_..., ``"A1"`` for A1_..."""
+    number = stem.split("_", 1)[0]
+    return str(int(number)) if number.isdigit() else number
 
 
 @pytest.mark.parametrize("stem", CONVERTED)
@@ -386,13 +400,16 @@ def _article_text(page: Path) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", main))
 
 
-def test_book_header_links_the_repository_and_no_index(built_book):
+def test_book_header_has_one_search_box_no_dead_repository_link_and_no_index(built_book):
     for page in _pages(built_book):
         text = page.read_text()
         assert "genindex.html" not in text, f"{page.name} links the empty general index"
-    intro = (built_book / "book" / "intro.html").read_text()
-    assert "https://github.com/" in intro, "no repository link in the header"
+        # the repository named in an earlier _config.yml does not exist: no button to it
+        assert "github.com/judgerisk/judgerisk" not in text, f"{page.name} links a dead repo"
+        assert text.count("search-button__button") <= 1, f"{page.name}: two search boxes"
     assert (built_book / "book" / "glossary.html").exists()
+    chapter = (built_book / "notebooks" / "04_scur_signals.html").read_text()
+    assert re.search(r"Fig\. 4\.1\b", chapter), "figures are not numbered per chapter"
     bib = (built_book / "book" / "bibliography.html").read_text()
     for title in ("SCOPE", "Trust or Escalate", "Linear Expectation Constraints", "PandaLM"):
         assert title.lower() in bib.lower(), f"{title} is missing from the bibliography"

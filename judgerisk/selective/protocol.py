@@ -23,7 +23,7 @@ method           needs                 accepts a test item iff
 
 References
 ----------
-Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§3, Table 3,
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise LLM Judging" (§3, Table 3,
 Figure 2, Appendix B.3.4: 1,000 random 50/50 calibration–test splits).
 """
 
