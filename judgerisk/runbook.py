@@ -174,6 +174,7 @@ def execute(
         extra_arguments=["--IPKernelApp.log_level=CRITICAL"],  # see report.QUIET_KERNEL
     )
     _collapse_injected_parameters(out)
+    _hide_prose_of_parts_not_run(out)
     _attach_provenance(out, record, params)
     seconds = time.perf_counter() - start
     _record_timing(out_dir, md_path.stem, seconds, profile)
@@ -239,6 +240,17 @@ def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
     )
     nb.cells.append(footer)
     nbformat.write(nb, ipynb)
+
+
+def _hide_prose_of_parts_not_run(ipynb: Path) -> None:
+    """Prose tagged ``show-if:KEY`` is removed when KEY was glued false (see judgerisk.render)."""
+    import nbformat
+
+    from judgerisk.render import apply_conditions
+
+    nb = nbformat.read(ipynb, as_version=4)
+    if apply_conditions(nb):
+        nbformat.write(nb, ipynb)
 
 
 def _collapse_injected_parameters(ipynb: Path) -> None:
