@@ -58,7 +58,7 @@ _GREY = "#777777"
 STYLES: dict[str, MethodStyle] = {
     # panel risk scores: SCUR, its components and the baselines
     "scur": MethodStyle("SCUR", "#c44e52"),
-    "U": MethodStyle("U (uncertainty)", "#dd8452"),
+    "U": MethodStyle("U (ambiguity)", "#dd8452"),
     "C": MethodStyle("C (conflict)", "#da8bc3"),
     "S_order": MethodStyle("S (order)", "#8c8c8c"),
     "S_rubric": MethodStyle("S (rubric)", "#ccb974"),
