@@ -375,6 +375,62 @@ def test_every_cite_key_is_in_the_bibliography():
                 assert key in keys, f"{path.name}: {{cite}} key {key!r} is not in references.bib"
 
 
+#: Typed direction words of a comparison (the rule of judgerisk.claims / BEATS_RULE).
+DIRECTION = re.compile(
+    r"\b(beats?|trails?|ties with|outperforms?|underperforms?|is (?:worse|better) than)\b"
+)
+GLUED = re.compile(r"\{glue:[a-z]+\}`[^`]*`")
+
+
+def direction_sentences(markdown: str) -> list[str]:
+    """Sentences that type a direction word next to a glued number (normalised text)."""
+    found = []
+    for sentence in re.split(r"(?<=[.;:!?])\s+", GLUED.sub("GLUED", markdown)):
+        flat = " ".join(sentence.split())
+        if DIRECTION.search(flat) and "GLUED" in flat:
+            # "the best judge (GLUED) beats" reads "the best judge beats" in a quoted check
+            found.append(re.sub(r"\s*\(GLUED\)", "", flat))
+    return found
+
+
+def claim_checks(code: str) -> list[str]:
+    """What a chapter's code checks: ``check_direction(..., sentence=...)`` and quoted asserts."""
+    quoted = re.findall(r'#\s*"([^"]+)"', code)
+    checked = re.findall(r'check_direction\([^)]*?sentence\s*=\s*"([^"]+)"', code, flags=re.S)
+    return [" ".join(q.split()) for q in quoted + checked]
+
+
+def test_direction_sentence_detector():
+    md = "On LLMBar the best judge ({glue:text}`k`) beats every rule. SCUR ties with PE."
+    assert direction_sentences(md) == ["On LLMBar the best judge beats every rule."]
+    code = (
+        '# "the best judge beats every rule"\ncheck_direction("trails", lo, hi,\n sentence="x y")'
+    )
+    assert claim_checks(code) == ["the best judge beats every rule", "x y"]
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_typed_direction_sentences_are_checked(stem):
+    """A typed "beats / ties with / trails" next to a glued number must be checked in code.
+
+    Either glue the verb (``judgerisk.claims.direction_word``), or back the sentence with
+    ``check_direction(verb, low, high, sentence="...")`` (or an ``assert`` whose comment
+    quotes it): a run whose numbers contradict the sentence then fails and the book does
+    not build (``book/_authoring.md``, "Numbers in the prose").
+    """
+    cells = _cells(stem)
+    code = "\n".join(c.source for c in cells if c.cell_type == "code")
+    checks = claim_checks(code)
+    unchecked = [
+        sentence
+        for c in cells
+        if c.cell_type == "markdown" and "{admonition} Exercise" not in c.source
+        for sentence in direction_sentences(c.source)
+        if not any(check in sentence for check in checks)
+    ]
+    assert not unchecked, f"{stem}: direction sentences without a check: {unchecked}"
+
+
 def test_parameters_page_lists_every_chapter(tmp_path):
     page = rerun.parameters_markdown(
         NOTEBOOKS, {NOTEBOOKS[0].stem: {"seconds": 3.0, "profile": "small"}}
