@@ -9,6 +9,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 
 from judgerisk.plots import style
+from judgerisk.plots.tables import HEADERS
 
 __all__ = [
     "plot_certified_summary",
@@ -22,12 +23,9 @@ __all__ = [
 
 #: Readable headers of :func:`judgerisk.certified.summarize_certified` columns.
 CERTIFIED_HEADERS = {
-    "coverage_mean": "accepted share",
-    "risk_mean": "mean test FDP",
-    "risk_se": "s.e. of the mean",
+    **{k: HEADERS[k] for k in ("coverage_mean", "risk_mean", "risk_se")},
     "bound": "α + 4 s.e.",
-    "pooled_risk": "pooled error rate",
-    "abstain_all": "splits accepting nothing",
+    **{k: HEADERS[k] for k in ("pooled_risk", "abstain_all")},
     "valid": "guarantee met",
 }
 
