@@ -166,7 +166,7 @@ def _split_target(text: str) -> tuple[str, str]:
 def _role(ctx: _Context, role: str, text: str) -> str:
     if role.startswith("glue"):
         kind = role.partition(":")[2]
-        key, _, spec = text.partition(":")
+        key, _, spec = text.split("::")[-1].partition(":")  # "path::key" pastes from a page
         value = _format_text(ctx.glued.get(key), "md" if kind in ("md", "") else spec, key)
         return resolve_myst(value, ctx) if kind in ("md", "") else value
     shown, target = _split_target(text)
