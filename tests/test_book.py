@@ -109,6 +109,16 @@ def test_executed_notebooks_carry_provenance_and_a_footer(executed):
         assert "/" not in footer.source.split("parameters:")[0].replace("</small>", "")
 
 
+def test_prose_of_parts_not_run_is_hidden(executed):
+    """The small profile runs chapter 11 without real data: its real-data prose is removed."""
+    out, failures = executed
+    stem = "11_certified_panel_decisions"
+    assert stem not in failures, failures.get(stem)
+    nb = nbformat.read(out / f"{stem}.ipynb", as_version=4)
+    tagged = [c for c in nb.cells if "show-if:ch11_ran_real" in c.metadata.get("tags", [])]
+    assert tagged and all("remove-cell" in c.metadata["tags"] for c in tagged)
+
+
 @pytest.fixture(scope="module")
 def built_book(executed, tmp_path_factory):
     out, failures = executed
