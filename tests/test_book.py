@@ -419,6 +419,36 @@ def test_direction_sentence_detector():
     assert claim_checks(code) == ["the best judge beats every rule", "x y"]
 
 
+#: A measured-looking number: three or more decimals, or a percentage with decimals.
+MEASURED = re.compile(r"(?<![\w.])\d+\.\d{3,}\b|\b\d+\.\d+\s?%")
+
+
+def typed_results(solution: str) -> list[str]:
+    """Numbers typed in a solution's prose (code, math and glued values are left out)."""
+    text = re.sub(r"```.*?```", "", solution, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", "", text, flags=re.S)
+    text = GLUED.sub("", text)
+    text = re.sub(r"`[^`]*`", "", text)
+    return MEASURED.findall(text)
+
+
+def test_typed_results_detector():
+    assert typed_results("naive sits at 0.0996 here") == ["0.0996"]
+    assert typed_results("at {glue:text}`ch09_x:.4f`, $z = 0.998$, 80 % agree") == []
+    assert typed_results("it keeps 12.5 % of the items") == ["12.5 %"]
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_exercise_solutions_glue_their_numbers(stem):
+    """A solution that quotes a result of the page glues it, so it cannot drift from it."""
+    exercises = _markdown(stem).split("\n## Exercises\n", 1)[-1]
+    solutions = re.findall(
+        r":::\{admonition\} Solution\n:class: dropdown\n(.*?)\n:::", exercises, flags=re.S
+    )
+    typed = [n for sol in solutions for n in typed_results(sol)]
+    assert not typed, f"{stem}: numbers typed in exercise solutions (glue them): {typed}"
+
+
 @pytest.mark.parametrize("stem", CONVERTED)
 def test_typed_direction_sentences_are_checked(stem):
     """A typed "beats / ties with / trails" next to a glued number must be checked in code.
