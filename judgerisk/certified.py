@@ -41,7 +41,7 @@ reports both the mean test FDP over splits and the pooled ratio (``pooled_risk``
 
 References
 ----------
-Methods reference §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3);
+Methods reference §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwise LLM Judging" (§2.3);
 "Can We Trust This Evaluation? Instance-Level Reliability of LLM-as-a-Judge" (SCUR).
 """
 
@@ -75,7 +75,12 @@ from judgerisk.risk.baselines import BASELINES, baseline_scores
 from judgerisk.risk.registry import COMPONENTS
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
-from judgerisk.selective.protocol import ALPHAS, split_protocol, summarize_protocol
+from judgerisk.selective.protocol import (
+    ALPHAS,
+    split_protocol,
+    summarize_protocol,
+    within_guarantee,
+)
 from judgerisk.selective.registry import SELECTORS, get_selector
 from judgerisk.selective.scope import Scope
 from judgerisk.splits import DEFAULT_REPEATS, PROTOCOLS, cross_fit_splits
@@ -618,8 +623,9 @@ def summarize_certified(table: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         Indexed by (score, method, alpha): coverage and risk means and standard deviations,
         ``risk_se``, ``pooled_risk`` (marginal FDR estimate), ``abstain_all``, ``n_splits``, and
-        ``valid`` = ``risk_mean <= alpha + 2 risk_se`` (a Monte-Carlo check of the guarantee; only
-        for the certified ``scope`` rows, ``<NA>`` for the uncertified ``naive`` / ``vanilla``).
+        ``valid`` = ``risk_mean <= alpha + 4 risk_se`` (the book's validity rule,
+        :func:`judgerisk.selective.protocol.within_guarantee`; only for the certified
+        ``scope`` rows, ``<NA>`` for the uncertified ``naive`` / ``vanilla``).
     """
     parts = []
     for name, sub in table.groupby("score", sort=False):
@@ -627,7 +633,7 @@ def summarize_certified(table: pd.DataFrame) -> pd.DataFrame:
         parts.append(summ.assign(score=name))
     out = pd.concat(parts, ignore_index=True)
     out["method"] = out["method"].astype(str)
-    valid = out["risk_mean"] <= out["alpha"] + 2 * out["risk_se"]
+    valid = pd.Series(within_guarantee(out["risk_mean"], out["alpha"], out["risk_se"]))
     out["valid"] = valid.astype("boolean").where(out["method"].eq("scope"), pd.NA)
     return out.set_index(["score", "method", "alpha"])
 

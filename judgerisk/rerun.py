@@ -20,7 +20,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from judgerisk import runbook
+from judgerisk import render, runbook
 from judgerisk.runbook import Parameter, chapter_parameters, parameters_markdown
 from judgerisk.safe_write import TMP_PREFIX
 
@@ -85,13 +85,19 @@ def chapter_sources(folder: str | os.PathLike | None = None) -> list[Path]:
         folder, origin = Path(env).expanduser(), f"${ENV_CHAPTERS}"
     else:
         folder, origin = installed_chapters(), "the installed judgerisk"
-    found = sorted(Path(folder).glob("[0-9]*.md"))
+    found = sorted(Path(folder).glob(runbook.CHAPTER_GLOB))
     if not found:
         raise FileNotFoundError(
             f"no chapter notebooks (NN_name.md) in {folder} (from {origin}); pass --from "
             "FOLDER with the book's notebooks"
         )
     return found
+
+
+def _names(path: Path) -> set[str]:
+    """What a chapter is called by, upper case: ``04_SCUR_SIGNALS``, ``SCUR_SIGNALS``, ``A1``."""
+    number, _, name = path.stem.upper().partition("_")
+    return {path.stem.upper(), name, number}
 
 
 def find_chapter(key: str | os.PathLike, source: str | os.PathLike | None = None) -> Path:
@@ -115,9 +121,9 @@ def find_chapter(key: str | os.PathLike, source: str | os.PathLike | None = None
     sources = chapter_sources(source)
     if text.isdigit():
         matches = [p for p in sources if p.name.split("_", 1)[0] == f"{int(text):02d}"]
-    else:
+    else:  # a name, or an appendix's number ("A1")
         stem = text.removesuffix(".md")
-        matches = [p for p in sources if stem in (p.stem, p.stem.split("_", 1)[-1])]
+        matches = [p for p in sources if stem.upper() in _names(p)]
     if len(matches) != 1:
         names = ", ".join(p.stem for p in sources)
         raise ValueError(f"unknown chapter {text!r}; the chapters are: {names}")
@@ -219,7 +225,9 @@ def run_chapter(
         Chapter number (``"04"``), name (``"scur_signals"``) or ``.md`` source.
     output : path-like
         The executed ``.ipynb`` to write (relative to ``cwd``). Written atomically; an
-        existing file is kept unless ``overwrite``; never one of the inputs.
+        existing file is kept unless ``overwrite``; never one of the inputs. The chapter
+        rendered as the book shows it (:func:`judgerisk.render.render_html`) is written
+        beside it, with the suffix ``.html``.
     parameters : dict, optional
         Values for names of the chapter's parameters cell (other names are an error).
         ``*_path`` and ``*_dir`` values are resolved against ``cwd`` and must exist.
@@ -259,8 +267,12 @@ def run_chapter(
     inputs = {md.resolve()} | {Path(v) for k, v in params.items() if k.endswith("_path")}
     if out in inputs:
         raise ValueError(f"refusing to write the output over an input: {out}")
-    if out.exists() and not overwrite:
-        raise ValueError(f"{out} exists; choose another name or pass --overwrite")
+    page = out.with_suffix(".html")  # the readable page, written beside the notebook
+    for target in (out, page):
+        if target.exists() and not overwrite:
+            raise ValueError(f"{target} exists; choose another name or pass --overwrite")
+    if page in inputs:
+        raise ValueError(f"refusing to write the output over an input: {page}")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
     # a private folder beside the output; left by a killed run, the next write sweeps it
@@ -277,6 +289,7 @@ def run_chapter(
 
             raise notebook_error(exc, md.name) from None
         os.replace(written, out)
+    render.render_html(out, page, chapter=md.stem)
     return out, seconds
 
 
@@ -303,6 +316,9 @@ def _run_cli(args: argparse.Namespace) -> int:
     if args.output is None:
         raise ValueError("-o/--output is required (the executed .ipynb to write)")
     md = find_chapter(args.chapter, args.source)
+    warning = render.time_warning(md.stem, args.small)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     out, seconds = run_chapter(
         args.chapter,
         args.output,
@@ -312,7 +328,7 @@ def _run_cli(args: argparse.Namespace) -> int:
         source=args.source,
         announce=lambda doing: print(f"judgerisk run: {doing} ...", file=sys.stderr, flush=True),
     )
-    print(f"wrote {out} ({seconds:.0f} s): ran {md}")
+    print(f"wrote {out} ({seconds:.0f} s) and the page {out.with_suffix('.html')}: ran {md}")
     return 0
 
 

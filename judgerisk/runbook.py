@@ -56,6 +56,8 @@ __all__ = [
 ]
 
 PROFILES = ("small", "default")
+#: Chapter sources: ``NN_name.md`` (chapters) and ``A1_name.md`` (appendices, after them).
+CHAPTER_GLOB = "[0-9A]*[0-9]_*.md"
 BOOK_ENV_VAR = "JUDGERISK_BOOK"
 
 
@@ -101,8 +103,8 @@ def __getattr__(name: str) -> Path:
 
 
 def notebook_paths(root: Path | None = None) -> list[Path]:
-    """The chapter sources ``notebooks/*.md`` of the book at ``root``, in file-name order."""
-    return sorted(((root or find_book_root()) / "notebooks").glob("[0-9]*.md"))
+    """The chapter sources ``notebooks/NN_*.md`` then ``A1_*.md`` of the book at ``root``."""
+    return sorted(((root or find_book_root()) / "notebooks").glob(CHAPTER_GLOB))
 
 
 def read_notebook(md_path: str | Path) -> Any:
@@ -182,6 +184,7 @@ def execute(
         extra_arguments=["--IPKernelApp.log_level=CRITICAL"],  # see report.QUIET_KERNEL
     )
     _collapse_injected_parameters(out)
+    _hide_prose_of_parts_not_run(out)
     _attach_provenance(out, record, params)
     seconds = time.perf_counter() - start
     _record_timing(out_dir, md_path.stem, seconds, profile)
@@ -251,6 +254,17 @@ def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
     nbformat.write(nb, ipynb)
 
 
+def _hide_prose_of_parts_not_run(ipynb: Path) -> None:
+    """Prose tagged ``show-if:KEY`` is removed when KEY was glued false (see judgerisk.render)."""
+    import nbformat
+
+    from judgerisk.render import apply_conditions
+
+    nb = nbformat.read(ipynb, as_version=4)
+    if apply_conditions(nb):
+        nbformat.write(nb, ipynb)
+
+
 def _collapse_injected_parameters(ipynb: Path) -> None:
     """Collapse papermill's injected-parameters cell in the book (kept, but folded)."""
     import nbformat
@@ -284,6 +298,10 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) ->
         shutil.copy2(executed_dir / f"{stem}.ipynb", stage_dir / "notebooks" / f"{stem}.ipynb")
     page = parameters_markdown(notebook_paths(root), read_timings(executed_dir))
     (stage_dir / "book" / "_chapter_parameters.md").write_text(page)
+    from judgerisk.render import machine_description, times_markdown
+
+    times = times_markdown(read_timings(executed_dir), machine_description())
+    (stage_dir / "book" / "_chapter_times.md").write_text(times)
     return stage_dir
 
 

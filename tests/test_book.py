@@ -44,6 +44,8 @@ CONVERTED = [
     "09_scope_validity",
     "10_real_panels",
     "11_certified_panel_decisions",
+    "12_conclusion",
+    "A1_lmm_numerics",
 ]
 
 #: Text that only a developer should read (the book cites chapters and papers, not files).
@@ -97,6 +99,16 @@ def test_executed_notebooks_carry_provenance_and_a_footer(executed):
         footer = nb.cells[-1]
         assert footer.cell_type == "markdown" and "Computed with judgerisk" in footer.source
         assert "/" not in footer.source.split("parameters:")[0].replace("</small>", "")
+
+
+def test_prose_of_parts_not_run_is_hidden(executed):
+    """The small profile runs chapter 11 without real data: its real-data prose is removed."""
+    out, failures = executed
+    stem = "11_certified_panel_decisions"
+    assert stem not in failures, failures.get(stem)
+    nb = nbformat.read(out / f"{stem}.ipynb", as_version=4)
+    tagged = [c for c in nb.cells if "show-if:ch11_ran_real" in c.metadata.get("tags", [])]
+    assert tagged and all("remove-cell" in c.metadata["tags"] for c in tagged)
 
 
 @pytest.fixture(scope="module")
@@ -263,7 +275,13 @@ def test_converted_chapter_ends_with_takeaways_and_exercises(stem):
     assert takeaways.count("\n- ") >= 3, f"{stem}: key takeaways need at least three bullets"
     assert "\n## Exercises\n" in text, f"{stem}: no '## Exercises' section"
     exercises = text.split("\n## Exercises\n", 1)[1]
-    n_ex = len(re.findall(r"\{admonition\} Exercise \d", exercises))
+    numbers = re.findall(r"\{admonition\} Exercise ([0-9A-Z]+)\.(\d+) — ", exercises)
+    label = _exercise_label(stem)
+    assert [int(n) for _, n in numbers] == list(range(1, len(numbers) + 1)), (
+        f"{stem}: exercises must be numbered {label}.1, {label}.2, ... in order"
+    )
+    assert {c for c, _ in numbers} <= {label}, f"{stem}: exercise numbers must start {label}."
+    n_ex = len(numbers)
     solutions = re.findall(
         r":::\{admonition\} Solution\n:class: dropdown\n(.*?)\n:::", exercises, flags=re.S
     )
@@ -272,6 +290,12 @@ def test_converted_chapter_ends_with_takeaways_and_exercises(stem):
     assert any(f"judgerisk run {stem[:2]}" in s for s in solutions), (
         f"{stem}: one exercise must be a parameterised rerun (`judgerisk run {stem[:2]} ...`)"
     )
+
+
+def _exercise_label(stem: str) -> str:
+    """The chapter's number as exercises show it: ``"3"`` for 03_..., ``"A1"`` for A1_..."""
+    number = stem.split("_", 1)[0]
+    return str(int(number)) if number.isdigit() else number
 
 
 @pytest.mark.parametrize("stem", CONVERTED)
@@ -347,6 +371,92 @@ def test_every_cite_key_is_in_the_bibliography():
                 assert key in keys, f"{path.name}: {{cite}} key {key!r} is not in references.bib"
 
 
+#: Typed direction words of a comparison (the rule of judgerisk.claims / BEATS_RULE).
+DIRECTION = re.compile(
+    r"\b(beats?|trails?|ties with|outperforms?|underperforms?|is (?:worse|better) than)\b"
+)
+GLUED = re.compile(r"\{glue:[a-z]+\}`[^`]*`")
+
+
+def direction_sentences(markdown: str) -> list[str]:
+    """Sentences that type a direction word next to a glued number (normalised text)."""
+    found = []
+    for sentence in re.split(r"(?<=[.;:!?])\s+", GLUED.sub("GLUED", markdown)):
+        flat = " ".join(sentence.split())
+        if DIRECTION.search(flat) and "GLUED" in flat:
+            # "the best judge (GLUED) beats" reads "the best judge beats" in a quoted check
+            found.append(re.sub(r"\s*\(GLUED\)", "", flat))
+    return found
+
+
+def claim_checks(code: str) -> list[str]:
+    """What a chapter's code checks: ``check_direction(..., sentence=...)`` and quoted asserts."""
+    quoted = re.findall(r'#\s*"([^"]+)"', code)
+    checked = re.findall(r'check_direction\([^)]*?sentence\s*=\s*"([^"]+)"', code, flags=re.S)
+    return [" ".join(q.split()) for q in quoted + checked]
+
+
+def test_direction_sentence_detector():
+    md = "On LLMBar the best judge ({glue:text}`k`) beats every rule. SCUR ties with PE."
+    assert direction_sentences(md) == ["On LLMBar the best judge beats every rule."]
+    code = (
+        '# "the best judge beats every rule"\ncheck_direction("trails", lo, hi,\n sentence="x y")'
+    )
+    assert claim_checks(code) == ["the best judge beats every rule", "x y"]
+
+
+#: A measured-looking number: three or more decimals, or a percentage with decimals.
+MEASURED = re.compile(r"(?<![\w.])\d+\.\d{3,}\b|\b\d+\.\d+\s?%")
+
+
+def typed_results(solution: str) -> list[str]:
+    """Numbers typed in a solution's prose (code, math and glued values are left out)."""
+    text = re.sub(r"```.*?```", "", solution, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", "", text, flags=re.S)
+    text = GLUED.sub("", text)
+    text = re.sub(r"`[^`]*`", "", text)
+    return MEASURED.findall(text)
+
+
+def test_typed_results_detector():
+    assert typed_results("naive sits at 0.0996 here") == ["0.0996"]
+    assert typed_results("at {glue:text}`ch09_x:.4f`, $z = 0.998$, 80 % agree") == []
+    assert typed_results("it keeps 12.5 % of the items") == ["12.5 %"]
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_exercise_solutions_glue_their_numbers(stem):
+    """A solution that quotes a result of the page glues it, so it cannot drift from it."""
+    exercises = _markdown(stem).split("\n## Exercises\n", 1)[-1]
+    solutions = re.findall(
+        r":::\{admonition\} Solution\n:class: dropdown\n(.*?)\n:::", exercises, flags=re.S
+    )
+    typed = [n for sol in solutions for n in typed_results(sol)]
+    assert not typed, f"{stem}: numbers typed in exercise solutions (glue them): {typed}"
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_typed_direction_sentences_are_checked(stem):
+    """A typed "beats / ties with / trails" next to a glued number must be checked in code.
+
+    Either glue the verb (``judgerisk.claims.direction_word``), or back the sentence with
+    ``check_direction(verb, low, high, sentence="...")`` (or an ``assert`` whose comment
+    quotes it): a run whose numbers contradict the sentence then fails and the book does
+    not build (``book/_authoring.md``, "Numbers in the prose").
+    """
+    cells = _cells(stem)
+    code = "\n".join(c.source for c in cells if c.cell_type == "code")
+    checks = claim_checks(code)
+    unchecked = [
+        sentence
+        for c in cells
+        if c.cell_type == "markdown" and "{admonition} Exercise" not in c.source
+        for sentence in direction_sentences(c.source)
+        if not any(check in sentence for check in checks)
+    ]
+    assert not unchecked, f"{stem}: direction sentences without a check: {unchecked}"
+
+
 def test_parameters_page_lists_every_chapter(tmp_path):
     page = rerun.parameters_markdown(
         NOTEBOOKS, {NOTEBOOKS[0].stem: {"seconds": 3.0, "profile": "small"}}
@@ -372,13 +482,18 @@ def _article_text(page: Path) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", main))
 
 
-def test_book_header_links_the_repository_and_no_index(built_book):
+def test_book_header_has_one_search_box_no_dead_repository_link_and_no_index(built_book):
     for page in _pages(built_book):
         text = page.read_text()
         assert "genindex.html" not in text, f"{page.name} links the empty general index"
-    intro = (built_book / "book" / "intro.html").read_text()
-    assert "https://github.com/" in intro, "no repository link in the header"
+        # the repository named in an earlier _config.yml does not exist: no button to it
+        assert "github.com/judgerisk/judgerisk" not in text, f"{page.name} links a dead repo"
+        # one search box: the header's (the primary sidebar holds none)
+        sidebar = text.split('class="bd-sidebar-primary', 1)[-1].split('class="bd-main"', 1)[0]
+        assert "search-button-field" not in sidebar, f"{page.name}: a second search box"
     assert (built_book / "book" / "glossary.html").exists()
+    chapter = (built_book / "notebooks" / "04_scur_signals.html").read_text()
+    assert re.search(r"Fig\. 4\.1\b", chapter), "figures are not numbered per chapter"
     bib = (built_book / "book" / "bibliography.html").read_text()
     for title in ("SCOPE", "Trust or Escalate", "Linear Expectation Constraints", "PandaLM"):
         assert title.lower() in bib.lower(), f"{title} is missing from the bibliography"

@@ -42,3 +42,11 @@ def test_a_series_of_mixed_quantities_is_formatted_per_cell():
     s = pd.Series({"items": 300.0, "share": 0.78}, name="value")
     html = format_table(s).to_html()
     assert ">300<" in html and ">0.780<" in html
+
+
+def test_headers_are_words_not_code_names():
+    df = pd.DataFrame({"coverage_mean": [0.5], "n_items": [3], "SCUR": [0.1], "q_x": [1.0]})
+    html = format_table(df.rename_axis("risk_se")).to_html()
+    for words in ("accepted share", ">items<", "SCUR", "q x"):
+        assert words in html
+    assert "coverage_mean" not in html and "n_items" not in html

@@ -8,12 +8,24 @@ import pandas as pd
 import seaborn as sns
 
 from judgerisk.plots import style
+from judgerisk.plots.tables import HEADERS
 
 __all__ = [
     "plot_certified_summary",
     "plot_fdp_spread",
     "plot_score_distribution",
+    "CERTIFIED_HEADERS",
+    "certified_table",
+    "validity_cells",
 ]
+
+#: Readable headers of :func:`judgerisk.certified.summarize_certified` columns.
+CERTIFIED_HEADERS = {
+    **{k: HEADERS[k] for k in ("coverage_mean", "risk_mean", "risk_se")},
+    "bound": "α + 4 s.e.",
+    **{k: HEADERS[k] for k in ("pooled_risk", "abstain_all")},
+    "valid": "guarantee met",
+}
 
 
 def plot_certified_summary(summary: pd.DataFrame, method: str = "scope") -> plt.Figure:
@@ -159,3 +171,47 @@ def plot_score_distribution(
         sns.histplot(data=frame, x=column, bins=bins, ax=ax)
     ax.set(xlabel=style.label(column), title=f"Distribution of {style.label(column)} over items")
     return fig
+
+
+def certified_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """SCOPE rows of a summary with the evidence of ``valid`` beside it, readable headers.
+
+    Adds the bound ``α + 4 s.e.`` (:func:`judgerisk.selective.protocol.within_guarantee`)
+    that ``valid`` compares the mean FDP with, and prints the standard error with four
+    significant digits (it is far below the table's usual three decimals).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`judgerisk.certified.summarize_certified` output (with a ``method`` level).
+    """
+    from judgerisk.selective.protocol import VALID_SE
+
+    scope = summary.xs("scope", level="method").copy()
+    alpha = scope.index.get_level_values("alpha").to_numpy(float)
+    scope["bound"] = alpha + VALID_SE * scope["risk_se"].fillna(0.0)
+    scope["risk_se"] = scope["risk_se"].map(lambda v: f"{v:.4g}" if pd.notna(v) else "–")
+    table = scope[list(CERTIFIED_HEADERS)].rename(columns=CERTIFIED_HEADERS)
+    table.index = table.index.set_names(
+        [
+            {"alpha": "α", "score": "score", "dataset": "data set"}.get(n, n)
+            for n in table.index.names
+        ]
+    )
+    return table
+
+
+def validity_cells(summary: pd.DataFrame) -> pd.DataFrame:
+    """One cell per α: ``"0.062 ≤ 0.104"``, the mean test FDP against its bound ``α + 4 s.e.``.
+
+    Rows are the other index levels of :func:`certified_table` (data set, verdict, score), so a
+    60-cell check fits in a table of a dozen rows that shows every cell's evidence.
+    """
+    table = certified_table(summary)
+    fdp, bound = table["mean test FDP"], table["α + 4 s.e."]
+    sign = np.where(fdp <= bound, "≤", ">")
+    cells = pd.Series(
+        [f"{f:.3f} {s} {b:.3f}" for f, s, b in zip(fdp, sign, bound, strict=True)],
+        index=table.index,
+    )
+    return cells.unstack("α")

@@ -89,6 +89,7 @@ def plot_confidence_metrics(
     tables: dict,
     metrics: Sequence[str] = ("ece", "auroc", "auprc"),
     axes: Any = None,
+    legend_ax: Axes | None = None,
 ) -> Figure:
     """Bars of ECE / AUROC / AUPRC per confidence method, one group of bars per judge.
 
@@ -98,6 +99,9 @@ def plot_confidence_metrics(
         :func:`judgerisk.selective.confidence.compare_uncertainty` tables (methods as index).
     metrics : sequence of str
     axes : sequence of matplotlib Axes, optional
+    legend_ax : matplotlib Axes, optional
+        An empty axes (e.g. the spare cell of a grid) that holds the legend, so that it
+        covers no bars; default: the last metric's axes.
 
     Returns
     -------
@@ -127,8 +131,12 @@ def plot_confidence_metrics(
         if metric in ("auroc",):
             ax.axhline(0.5, color="grey", ls=":", lw=1)
         ax.tick_params(axis="x", rotation=15)
-        if ax is not axes[-1]:
+        if ax is not axes[-1] or legend_ax is not None:
             ax.get_legend().remove()
         else:
             ax.legend(fontsize=7, title=None)
+    if legend_ax is not None:
+        handles, labels = axes[-1].get_legend_handles_labels()
+        legend_ax.set_axis_off()
+        legend_ax.legend(handles, labels, loc="center", title="confidence", frameon=False)
     return axes[0].figure

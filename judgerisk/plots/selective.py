@@ -8,6 +8,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from judgerisk.plots import style
 from judgerisk.selective.metrics import reliability_table
@@ -66,11 +68,27 @@ def reliability_diagrams(
         ax.plot([0, 1], [0, 1], "--", color="grey", lw=1)
         ax.set(xlim=(0, 1), ylim=(0, 1.12), xlabel="confidence", title=style.label(name))
         ax.set_ylabel("accuracy in bin")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
+    # Each panel's bars have its signal's colour: the legend's swatch is neutral, so that it
+    # matches every panel, and it goes into the empty grid cell when there is one.
+    handles = [
+        Patch(facecolor="lightgrey", edgecolor="grey", label="accuracy in bin (bar)"),
+        Line2D([], [], ls="", marker="o", color="black", ms=4, label="mean confidence"),
+        Line2D([], [], ls="--", color="grey", lw=1, label="perfect calibration"),
+    ]
+    spare = grid.ravel()[len(names) :]
+    if len(spare):
+        spare[0].legend(handles=handles, loc="center", frameon=False)
+    else:
+        fig.legend(handles=handles, loc="outside lower center", ncols=3, frameon=False)
     if title:
         fig.suptitle(title)
     return fig
+
+
+def _coincides(a: pd.Series, b: pd.Series) -> bool:
+    """Whether two curves over the same alphas are drawn on top of each other."""
+    a, b = a.align(b, join="outer")
+    return bool(np.allclose(a.to_numpy(float), b.to_numpy(float), atol=1e-3, equal_nan=True))
 
 
 def risk_coverage_curves(
@@ -94,12 +112,34 @@ def risk_coverage_curves(
     methods = list(methods or summary.index.get_level_values("method").unique())
     fig, (ax_r, ax_c) = style.subplots(1, 2, height=3.6)
     alphas = np.unique(summary.index.get_level_values("alpha"))
+    drawn: list[str] = []
     for m in methods:
         s = summary.loc[m]
+        # a method whose curves lie under an earlier one's is drawn dashed and says so,
+        # instead of a legend entry for a line the reader cannot see
+        under = next(
+            (
+                o
+                for o in drawn
+                if all(
+                    _coincides(s[f"{c}_mean"], summary.loc[o][f"{c}_mean"])
+                    for c in ("risk", "coverage")
+                )
+            ),
+            None,
+        )
+        name = style.label(m) + (f" (same as {style.label(under)})" if under else "")
+        drawn.append(m)
         for ax, col in ((ax_r, "risk"), (ax_c, "coverage")):
             mean, sd = s[f"{col}_mean"], s[f"{col}_std"].fillna(0.0)
             (line,) = ax.plot(
-                s.index, mean, marker="o", ms=3, label=style.label(m), color=style.color(m)
+                s.index,
+                mean,
+                marker="o",
+                ms=3,
+                ls="--" if under else "-",
+                label=name,
+                color=style.color(m),
             )
             lo = np.clip(mean - sd, 0.0, 1.0)  # rates: the band is clipped to [0, 1]
             hi = np.clip(mean + sd, 0.0, 1.0)

@@ -9,6 +9,7 @@ its first rows with a note or made scrollable on purpose.
 from __future__ import annotations
 
 import numbers
+import re
 from collections.abc import Callable, Hashable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -19,10 +20,53 @@ import pandas as pd
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
-__all__ = ["format_number", "format_table"]
+__all__ = ["HEADERS", "format_number", "format_table", "readable_header"]
 
 #: Rows shown before a table is summarised (or made scrollable).
 MAX_ROWS = 20
+
+#: Words for the code names that result tables carry as column or index names; any other
+#: ``snake_case`` name is shown with spaces (``n_items`` -> ``n items``).
+HEADERS: dict[str, str] = {
+    "coverage_mean": "accepted share",
+    "coverage_std": "accepted share sd",
+    "risk_mean": "mean test FDP",
+    "risk_std": "test FDP sd",
+    "risk_se": "s.e. of the mean",
+    "pooled_risk": "pooled error rate",
+    "abstain_all": "splits accepting nothing",
+    "n_splits": "splits",
+    "n_items": "items",
+    "n_errors": "errors",
+    "n_iter": "sweeps",
+    "n_boot": "bootstrap resamples",
+    "n_seeds": "splits scored",
+    "auroc": "AUROC",
+    "auprc": "AUPRC",
+    "ece": "ECE",
+    "auroc_ref": "AUROC of the reference",
+    "p_hat": "p̂",
+    "logit_hat": "predicted logit",
+    "q_loo": "q (other judges)",
+    "max_abs_dp_hat": "largest |Δp̂|",
+    "z_U": "z of U",
+    "z_C": "z of C",
+    "z_S": "z of S",
+}
+_SNAKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
+
+
+def readable_header(name: Any) -> Any:
+    """A table header in words: :data:`HEADERS`, else ``snake_case`` with spaces.
+
+    >>> readable_header("coverage_mean"), readable_header("n_items"), readable_header("SCUR")
+    ('accepted share', 'items', 'SCUR')
+    """
+    if not isinstance(name, str):
+        return name
+    if name in HEADERS:
+        return HEADERS[name]
+    return name.replace("_", " ") if _SNAKE.match(name) else name
 
 
 def format_number(value: object, decimals: int = 3) -> str:
@@ -100,6 +144,10 @@ def format_table(
     """
     cellwise = isinstance(df, pd.Series)  # one column of mixed quantities (counts and rates)
     frame = df.to_frame() if cellwise else df.copy()
+    # headers in words, never code names (book/_authoring.md, "Tables")
+    frame = frame.rename(columns=readable_header)
+    frame.columns = frame.columns.set_names([readable_header(n) for n in frame.columns.names])
+    frame.index = frame.index.set_names([readable_header(n) for n in frame.index.names])
     n_rows = len(frame)
     if index is None:
         plain = isinstance(frame.index, pd.RangeIndex) and frame.index.name is None

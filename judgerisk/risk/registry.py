@@ -129,7 +129,7 @@ _REGISTRY: Registry[RiskScore] = Registry(
 #: SCUR and its components, in the order of the noisy-OR (computed by ``scur_scores``).
 _BUILTIN_SIGNALS: tuple[tuple[str, Kind, str, str], ...] = (
     ("scur", "scur", "SCUR", "#c44e52"),
-    ("U", "component", "U (uncertainty)", "#dd8452"),
+    ("U", "component", "U (ambiguity)", "#dd8452"),
     ("C", "component", "C (conflict)", "#da8bc3"),
     ("S_order", "component", "S (order)", "#8c8c8c"),
     ("S_rubric", "component", "S (rubric)", "#ccb974"),

@@ -102,7 +102,7 @@ COMPONENTS: Sequence[str] = REGISTERED_COMPONENTS
 #: Floor of each complement 1 - z in the noisy-OR (Methods reference §4).
 Z_FLOOR = 1e-12
 _Z_COLUMNS = ("z_U", "z_C", "z_S")
-_SIGNAL_NAMES = {"z_U": "ambiguity U", "z_C": "mismatch C", "z_S": "sensitivity S"}
+_SIGNAL_NAMES = {"z_U": "ambiguity U", "z_C": "conflict C", "z_S": "sensitivity S"}
 _PRED_COLUMNS = ("item", "judge", "condition", "logit", "p", "logit_hat", "p_hat")
 
 
@@ -200,7 +200,7 @@ def signal_u(predictions: pd.DataFrame, conditions: str = "original") -> pd.Seri
 def signal_c(
     predictions: pd.DataFrame, kind: str = "xent", sigma: npt.ArrayLike | None = None
 ) -> pd.Series:
-    """Mismatch of the judges' responses with the held-out panel structure, :math:`C_i`.
+    """Conflict of the judges' responses with the held-out panel structure, :math:`C_i`.
 
     Parameters
     ----------
@@ -234,8 +234,8 @@ def signal_c(
 
     The cross-entropy is computed from the logit as
     :math:`p\\,\\mathrm{softplus}(-\\ell) + (1-p)\\,\\mathrm{softplus}(\\ell)`, so it stays
-    finite for extreme predictions. It is raised both by a mismatch and by a judge's own
-    uncertainty (:math:`p` near .5), as the paper notes.
+    finite for extreme predictions. It is raised both by a conflict with the prediction and
+    by a judge's own uncertainty (:math:`p` near .5), as the paper notes.
 
     References
     ----------

@@ -14,7 +14,7 @@ judge saw the answers swapped.
 
 References
 ----------
-Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.2, Appendix B.1);
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise LLM Judging" (§2.2, Appendix B.1);
 Zheng et al. (2023), "Judging LLM-as-a-judge with MT-Bench and Chatbot Arena" (swap-and-aggregate);
 Tian et al. (2023) (verbalized confidence); Wang et al. (2023) (self-consistency).
 """

@@ -10,7 +10,7 @@ Two families:
 
 References
 ----------
-Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (Appendix B.2);
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise LLM Judging" (Appendix B.2);
 Naeini, Cooper & Hauskrecht (2015), "Obtaining well calibrated probabilities using Bayesian
 binning" (ECE).
 """

@@ -15,7 +15,7 @@ so that :mod:`judgerisk.selective.protocol` applies exactly the same arithmetic 
 
 References
 ----------
-Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise Evaluation" (§2.3, Eqs. 5–6,
+Methods reference §7; "SCOPE: Selective Conformal Optimized Pairwise LLM Judging" (§2.3, Eqs. 5–6,
 Appendix D.2); Jung et al. (2025), "Trust or Escalate: LLM Judges with Provable Guarantees for
 Human Agreement"; Clopper & Pearson (1934); Bauer (1991) (fixed-sequence testing).
 """

@@ -1,0 +1,50 @@
+"""Small example files the book's exercises use, written from the data shipped with judgerisk.
+
+``notebooks/data/my_judge.csv`` (chapters 8 and 9, exercise 1) is the bundled SmolLM2-135M
+judge's canonical log-odds on LLMBar {Zeng et al., ICLR 2024} in both answer orders, in the
+single-judge contract of the book's data-contract page. :func:`write_my_judge` writes it; the
+tests check that the shipped copy equals what it writes.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["my_judge_table", "write_my_judge"]
+
+#: Columns of the single-judge file: item, log-odds in both orders, gold label.
+MY_JUDGE_COLUMNS = ["item", "logit_fwd", "logit_rev", "gold"]
+
+
+def my_judge_table() -> pd.DataFrame:
+    """The bundled judge's LLMBar items as one judge's two-order file (one row per item)."""
+    from judgerisk.datasets.shipped import load_smollm2_llmbar
+    from judgerisk.extract.diagnostics import order_pairs
+
+    pairs = order_pairs(load_smollm2_llmbar()).reset_index()
+    return pairs[MY_JUDGE_COLUMNS].round(6)
+
+
+def write_my_judge(path: str | os.PathLike, overwrite: bool = False) -> Path:
+    """Write :func:`my_judge_table` as csv at ``path`` (atomically; never over a file).
+
+    Raises
+    ------
+    FileExistsError
+        When ``path`` exists and ``overwrite`` is false.
+    """
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".my_judge-", suffix=".csv")
+    with os.fdopen(fd, "w", newline="") as fh:
+        my_judge_table().to_csv(fh, index=False)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
+    return path

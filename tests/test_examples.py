@@ -1,0 +1,37 @@
+"""The small files the exercises use are shipped, current and valid; one validity rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judgerisk import runbook
+from judgerisk.datasets.examples import my_judge_table, write_my_judge
+from judgerisk.selective.data import load_single_judge
+from judgerisk.selective.protocol import VALID_SE, within_guarantee
+
+SHIPPED = runbook.REPO_ROOT / "notebooks" / "data" / "my_judge.csv"
+
+
+def test_shipped_my_judge_is_what_the_package_writes(tmp_path):
+    shipped = pd.read_csv(SHIPPED)
+    pd.testing.assert_frame_equal(shipped, my_judge_table(), check_dtype=False)
+    pairs = load_single_judge(SHIPPED, require_gold=True)  # the exercises' contract
+    assert len(pairs) == len(shipped) > 100
+
+
+def test_write_my_judge_never_overwrites(tmp_path):
+    target = tmp_path / "my_judge.csv"
+    target.write_text("mine")
+    with pytest.raises(FileExistsError):
+        write_my_judge(target)
+    assert target.read_text() == "mine"
+    write_my_judge(target, overwrite=True)
+    assert pd.read_csv(target).columns.tolist() == ["item", "logit_fwd", "logit_rev", "gold"]
+
+
+def test_one_validity_rule():
+    alpha, se = np.array([0.1, 0.1, 0.1]), np.array([0.01, 0.01, np.nan])
+    mean = np.array([0.1 + (VALID_SE - 0.5) * 0.01, 0.1 + (VALID_SE + 0.5) * 0.01, 0.1])
+    assert within_guarantee(mean, alpha, se).tolist() == [True, False, True]

@@ -1,0 +1,137 @@
+"""`judgerisk run` writes a readable page: MyST resolved as the book resolves it."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import nbformat  # noqa: E402
+import pytest  # noqa: E402
+
+from judgerisk import cli, render, rerun  # noqa: E402
+
+
+def _glue_output(name: str, plain: str, markdown: str | None = None) -> dict:
+    data = {"application/papermill.record/text/plain": plain}
+    if markdown is not None:
+        data["application/papermill.record/text/markdown"] = markdown
+    return nbformat.v4.new_output(
+        "display_data", data=data, metadata={"scrapbook": {"name": name, "mime_prefix": ""}}
+    )
+
+
+def _png() -> str:
+    fig, ax = plt.subplots(figsize=(1, 1))
+    ax.plot([0, 1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _chapter() -> nbformat.NotebookNode:
+    glue = nbformat.v4.new_code_cell("glue(...)", metadata={"tags": ["remove-cell"]})
+    glue.outputs = [
+        _glue_output("ch05_auroc", "0.81234"),
+        _glue_output("ch05_judge", "'x'", "`GPT-4`"),
+        _glue_output("ch05_ran", "False"),
+    ]
+    figure = nbformat.v4.new_code_cell(
+        "plot()",
+        metadata={
+            "tags": ["hide-input"],
+            "mystnb": {
+                "figure": {"name": "fig-ch05-bars", "caption": "Bars of the AUROC per judge."},
+                "image": {"alt": "A bar chart with one bar per judge."},
+            },
+        },
+    )
+    figure.outputs = [nbformat.v4.new_output("display_data", data={"image/png": _png()})]
+    return nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# High consensus"),
+            glue,
+            nbformat.v4.new_markdown_cell(
+                "The AUROC is {glue:text}`ch05_auroc:.3f` for {glue:md}`ch05_judge` "
+                "({cite}`zeng2024llmbar`); see {numref}`fig-ch05-bars` and {eq}`eq-ch05-x`, "
+                "a {term}`panel <Panel>` of {doc}`04_scur_signals`.\n\n"
+                "$$\nx = 1\n$$ (eq-ch05-x)\n\n"
+                ":::{admonition} Caveat\n:class: warning\n\nOnly *mechanics*.\n:::\n\n"
+                "After the note."
+            ),
+            nbformat.v4.new_markdown_cell(
+                "What the real panels say.", metadata={"tags": ["show-if:ch05_ran"]}
+            ),
+            figure,
+        ]
+    )
+
+
+def test_render_resolves_glue_citations_admonitions_figures_and_conditions(tmp_path):
+    src = tmp_path / "run.ipynb"
+    nbformat.write(_chapter(), src)
+    page = render.render_html(src, tmp_path / "run.html", chapter="05_high_consensus")
+    html = page.read_text()
+    assert "{glue" not in html and "{cite}" not in html and ":::" not in html
+    assert "0.812" in html and "0.81234" not in html  # formatted as the book formats it
+    assert "GPT-4" in html and "Zeng et al. (2024)" in html.replace(", 2024", " (2024)")
+    assert "Fig. 5.1" in html and "Bars of the AUROC per judge." in html
+    assert "A bar chart with one bar per judge." in html  # the alt text
+    assert "(5.1)" in html and "\\tag{5.1}" in html  # the equation, numbered per chapter
+    assert "admonition warning" in html and "Caveat" in html
+    assert "<em>mechanics</em>" in html and "<p>After the note.</p>" in html
+    assert "What the real panels say." not in html  # ch05_ran is False: not shown
+    assert "panel" in html and "{term}" not in html
+    assert json.loads(src.read_text())  # the executed notebook itself is left as it was
+    assert "show-if:ch05_ran" in src.read_text() and "remove-cell" in src.read_text()
+
+
+def test_apply_conditions_keeps_prose_whose_part_ran():
+    nb = _chapter()
+    nb.cells[1].outputs[2] = _glue_output("ch05_ran", "True")
+    assert render.apply_conditions(nb) == 0
+    nb.cells[1].outputs.pop(2)  # never glued: the part did not run
+    assert render.apply_conditions(nb) == 1
+    assert "remove-cell" in nb.cells[3].metadata["tags"]
+
+
+def test_time_warning_for_slow_reruns(monkeypatch, tmp_path):
+    times = tmp_path / "times.json"
+    times.write_text(
+        json.dumps(
+            {
+                "machine": "a test machine",
+                "chapters": {"02_x": {"small": 130.0}, "01_y": {"small": 8.0, "default": 20}},
+            }
+        )
+    )
+    monkeypatch.setattr(render, "TIMES_FILE", times)
+    assert render.time_warning("01_y", small=False) is None  # quick: no warning
+    slow = render.time_warning("02_x", small=True)
+    assert slow and "2.2 minutes" in slow and "a test machine" in slow
+    untimed = render.time_warning("02_x", small=False)
+    assert untimed and "130 s" in untimed and "longer" in untimed
+    assert render.time_warning("99_z", small=False) is None  # nothing known
+
+
+def test_judgerisk_run_writes_the_page_beside_the_notebook(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "01", "--small", "-o", "first.ipynb"]) == 0
+    html = (tmp_path / "first.html").read_text()
+    assert "Simulated judge panels" in html and "{glue" not in html
+    assert "Fig. 1.1" in html
+    # the page is an output too: never written over an existing file
+    (tmp_path / "second.html").write_text("mine")
+    assert cli.main(["run", "01", "--small", "-o", "second.ipynb"]) == cli.EXIT_USAGE
+    assert (tmp_path / "second.html").read_text() == "mine"
+    assert not (tmp_path / "second.ipynb").exists()
+
+
+@pytest.mark.parametrize("key", ["A1", "a1", "lmm_numerics"])
+def test_the_appendix_is_found_by_its_number_and_name(key):
+    assert rerun.find_chapter(key).stem == "A1_lmm_numerics"
