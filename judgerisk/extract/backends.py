@@ -2,27 +2,41 @@
 
 :func:`open_judge` builds a :class:`~judgerisk.extract.judge.Judge` from a backend name and its
 options; ``judgerisk extract --backend NAME`` calls it. A new engine registers a factory with
-:func:`register_backend` (CONTRIBUTING, "A new judge backend").
+:func:`register_backend`, or from its own package through the entry-point group
+``judgerisk.judge_backends`` (CONTRIBUTING, "Add a judge backend").
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from judgerisk._registry import Registry
 from judgerisk.extract.judge import HFJudge, Judge
 
 __all__ = ["JUDGE_BACKENDS", "open_judge", "register_backend", "load_tokenizer"]
 
-#: Backend name -> factory ``(model, **options) -> Judge``.
-JUDGE_BACKENDS: dict[str, Callable[..., Judge]] = {}
+Factory = Callable[..., Judge]
+
+#: The built-in backends (registered at the end of this module), then the plug-ins of the
+#: entry-point group ``judgerisk.judge_backends`` (each a factory ``(model, **options) -> Judge``).
+_REGISTRY: Registry[Factory] = Registry(
+    "judge backend",
+    builtins={"hf": __name__, "gguf": __name__, "openai": __name__},
+    group="judgerisk.judge_backends",
+    adopt=lambda name, obj: register_backend(name, obj),
+)
+#: Registered backend names (a live view): ``hf``, ``gguf``, ``openai`` and the plug-ins.
+JUDGE_BACKENDS: Sequence[str] = _REGISTRY.names()
 
 
-def register_backend(name: str, factory: Callable[..., Judge]) -> None:
+def register_backend(name: str, factory: Factory) -> Factory:
     """Make ``factory(model, **options)`` available as ``open_judge(model, backend=name)``."""
-    JUDGE_BACKENDS[str(name)] = factory
+    if not callable(factory):
+        raise TypeError(f"a judge backend must be a callable factory, got {factory!r}")
+    return _REGISTRY.add(str(name), factory)
 
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -156,7 +170,7 @@ register_backend("gguf", _gguf)
 register_backend("openai", _openai)
 
 
-def open_judge(model: Any, backend: str = "hf", **options: Any) -> Judge:
+def open_judge(model: Any, backend: str | Factory = "hf", **options: Any) -> Judge:
     """A :class:`~judgerisk.extract.judge.Judge` from a backend name and its options.
 
     Parameters
@@ -165,13 +179,12 @@ def open_judge(model: Any, backend: str = "hf", **options: Any) -> Judge:
         ``hf``/``gguf``: a bundled judge name (``"smollm2-135m"``), a model folder, a ``.gguf``
         file or a hub id already in the local cache (nothing is downloaded). ``openai``: the
         model name the server knows (None: its first listed model).
-    backend : str
-        A key of :data:`JUDGE_BACKENDS`.
+    backend : str or callable
+        A name of :data:`JUDGE_BACKENDS`, or a factory ``(model, **options) -> Judge`` itself.
     **options
         The backend's options (``device, dtype, chat_template, batch_size, name`` for ``hf`` and
         ``gguf``; those of :class:`~judgerisk.extract.remote.OpenAIJudge` plus ``base_url`` and
         ``tokenizer`` for ``openai``).
     """
-    if backend not in JUDGE_BACKENDS:
-        raise ValueError(f"unknown backend {backend!r}; known: {sorted(JUDGE_BACKENDS)}")
-    return JUDGE_BACKENDS[backend](model, **options)
+    factory = backend if callable(backend) else _REGISTRY.get(backend)
+    return factory(model, **options)

@@ -71,7 +71,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--items", required=True, help="items .jsonl/.json/.csv/.parquet")
     p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--backend", default="hf", choices=("hf", "gguf", "openai"), help="judge engine")
+    p.add_argument(
+        "--backend",
+        default="hf",
+        help="judge engine: hf, gguf, openai, or a plug-in's name (entry-point group "
+        "judgerisk.judge_backends) (default: hf)",
+    )
     p.add_argument(
         "--conditions", nargs="+", default=list(CONDITIONS), metavar="COND", help="conditions"
     )
