@@ -90,7 +90,8 @@ def check_orientation(panel: pd.DataFrame) -> list[str]:
                 f"judge {r.judge!r}: its verdicts in '{r.swapped}' disagree with '{r.shown}' on "
                 f"{r.disagree:.0%} of {r.n_items} items; the likely cause is that the swapped "
                 "verdicts were not mapped back to the original order (in a swapped prompt the "
-                "judge's 'A' is the original B: the canonical p is P('B'))"
+                "judge's 'A' is the original B: the canonical p is P('B')); if they were, the "
+                "judge mostly picks one position whatever the answers (a position bias)"
             )
             warnings.warn(msg, UserWarning, stacklevel=2)
             messages.append(msg)

@@ -273,10 +273,27 @@ STYLE = (
 )
 
 
+def mathjax_dir() -> Path:
+    """The MathJax 3 ``es5`` bundle shipped by the PyPI package ``django-static-mathjax``.
+
+    (It installs a plain ``mathjax`` package with the static files and no Django
+    dependency; it is part of the ``book`` extra.)
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("mathjax")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            "no local MathJax: pip install 'django-static-mathjax==3.2.2.1' (the book extra)"
+        )
+    es5 = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
+    if not (es5 / "tex-chtml.js").exists():
+        raise FileNotFoundError(f"MathJax bundle incomplete: {es5 / 'tex-chtml.js'} is missing")
+    return es5
+
+
 def _local_mathjax() -> str | None:
     try:
-        from judgerisk.runbook import mathjax_dir
-
         return (mathjax_dir() / "tex-chtml.js").as_uri()
     except (FileNotFoundError, ImportError):
         return None
@@ -300,20 +317,13 @@ def render_html(
         The chapter's source name (``"03_latent_measurement_model"``) or number, which
         numbers its figures and equations (``3.1``); default: the notebook's file name.
     book : pathlib.Path, optional
-        The book's source folder, for the bibliography and the chapter titles (default:
-        found by :func:`judgerisk.runbook.find_book_root`, if any).
+        The book's source folder, for the bibliography and the chapter titles (default: none;
+        ``judgerisk run`` passes the folder its chapter came from).
     """
     import nbformat
     from nbconvert import HTMLExporter
 
     ipynb, html_path = Path(ipynb), Path(html_path)
-    if book is None:
-        from judgerisk import runbook
-
-        try:
-            book = runbook.find_book_root()
-        except FileNotFoundError:
-            book = None
     nb = nbformat.read(ipynb, as_version=4)
     number = (chapter or ipynb.stem).split("_", 1)[0]
     page = book_notebook(nb, number.lstrip("0") or "0", book)

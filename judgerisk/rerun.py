@@ -289,7 +289,10 @@ def run_chapter(
 
             raise notebook_error(exc, md.name) from None
         os.replace(written, out)
-    render.render_html(out, page, chapter=md.stem)
+    book = md.parent.parent  # the book's sources: bibliography and chapter titles
+    render.render_html(
+        out, page, chapter=md.stem, book=book if (book / "_toc.yml").is_file() else None
+    )
     return out, seconds
 
 

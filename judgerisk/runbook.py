@@ -305,27 +305,10 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) ->
     return stage_dir
 
 
-def mathjax_dir() -> Path:
-    """The MathJax 3 ``es5`` bundle shipped by the PyPI package ``django-static-mathjax``.
-
-    (It installs a plain ``mathjax`` package with the static files and no Django
-    dependency; it is part of the ``book`` extra.)
-    """
-    import importlib.util
-
-    spec = importlib.util.find_spec("mathjax")
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(
-            "no local MathJax: pip install 'django-static-mathjax==3.2.2.1' (the book extra)"
-        )
-    es5 = Path(list(spec.submodule_search_locations)[0]) / "static" / "mathjax" / "es5"
-    if not (es5 / "tex-chtml.js").exists():
-        raise FileNotFoundError(f"MathJax bundle incomplete: {es5 / 'tex-chtml.js'} is missing")
-    return es5
-
-
 def _copy_mathjax(stage_dir: Path) -> None:
     """Serve MathJax 3 from the book itself (``_static/mathjax``): formulas render offline."""
+    from judgerisk.render import mathjax_dir
+
     shutil.copytree(mathjax_dir(), stage_dir / "_mathjax" / "mathjax")
 
 

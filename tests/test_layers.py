@@ -53,6 +53,8 @@ LAYERS: dict[str, int] = {
     "judgerisk.risk.ablation": STUDIES,
     "judgerisk.risk.consensus": STUDIES,
     "judgerisk.risk.lmm_drift": STUDIES,
+    "judgerisk.risk.convergence": STUDIES,  # margins against the number of repetitions
+    "judgerisk.risk.presets": STUDIES,  # the options study and its decision rule
     "judgerisk.selective.protocol": STUDIES,
     "judgerisk.plots": PRESENTATION,
     "judgerisk.reports": PRESENTATION,
@@ -66,6 +68,7 @@ LAYERS: dict[str, int] = {
     "judgerisk.report_check": COMMANDS,  # verify's check of a report's visible tables
     "judgerisk.report_content": COMMANDS,
     "judgerisk.render": COMMANDS,
+    "judgerisk.claims": PRESENTATION,  # the book's checked direction sentences
 }
 
 
