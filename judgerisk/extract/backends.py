@@ -26,10 +26,15 @@ _REGISTRY: Registry[Factory] = Registry(
     "judge backend",
     builtins={"hf": __name__, "gguf": __name__, "openai": __name__},
     group="judgerisk.judge_backends",
-    adopt=lambda name, obj: register_backend(name, obj),
+    adopt=lambda name, obj: _adopt(name, obj),
 )
 #: Registered backend names (a live view): ``hf``, ``gguf``, ``openai`` and the plug-ins.
 JUDGE_BACKENDS: Sequence[str] = _REGISTRY.names()
+
+
+def _adopt(name: str, obj: Any) -> None:
+    """Register a plug-in's factory (entry-point group ``judgerisk.judge_backends``)."""
+    register_backend(name, obj)
 
 
 def register_backend(name: str, factory: Factory) -> Factory:
