@@ -421,3 +421,67 @@ def test_report_points_one_judge_in_two_orders_to_bpe(one_judge, tmp_path, capsy
     rc = main(["report", str(one_judge), "-o", str(tmp_path / "r.html")])
     assert rc == EXIT_USAGE and "judgerisk bpe" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()
+
+
+# --------------------------------------------------------------------------- real excerpts
+REAL_AH = DATA / "arena_hard_real" / "model_judgment" / "gpt-3.5-turbo-0125"
+
+
+def test_real_arena_hard_excerpt_maps_game_two_back(tmp_path, capsys):
+    src = REAL_AH / "Nexusflow__Athene-V2-Chat.jsonl"
+    records = [json.loads(line) for line in src.read_text(encoding="utf-8").splitlines()]
+    out = tmp_path / "ah.csv"
+    argv = ["import", "arena_hard", str(src), "-o", str(out), "--baseline", "gpt-4-0314"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a correctly oriented real file raises no orientation flag
+        assert main(argv) == EXIT_OK
+    err = capsys.readouterr().err
+    nulls = [sum(r["games"][k]["score"] is None for r in records) for k in (0, 1)]
+    assert f"{nulls[0]} game 1 score = null, {nulls[1]} game 2 score = null" in err
+    assert "next: judgerisk bpe" in err
+    scored = [r for r in records if any(g["score"] is not None for g in r["games"])]
+    record = read_record(out)["assumptions"]
+    assert record["shape"] == {
+        "items": len(scored),
+        "judges": 1,
+        "conditions": ["original", "swap"],
+    }
+    panel = load_panel(out, None).set_index(["question_id", "condition"])
+    for r in scored:
+        g1, g2 = (g["score"] for g in r["games"])
+        # game 2 showed the baseline as B: its B>>A is the baseline winning, A>>B in game 1's order
+        p1, p2 = (
+            panel.loc[(r["question_id"], "original"), "p"],
+            panel.loc[(r["question_id"], "swap"), "p"],
+        )
+        assert (g1 == "A>>B" and g2 == "B>>A") <= (p1 == p2 == pytest.approx(0.95))
+        assert (g1 == g2 == "A=B") <= (p1 == p2 == 0.5)
+        assert (g1 == "A>>B" and g2 == "A>>B") <= (p1 == pytest.approx(1 - p2))
+    assert set(panel["judge"]) == {"gpt-3.5-turbo-0125"}
+    assert set(panel["baseline"]) == {"gpt-4-0314"}
+    assert main(["bpe", str(out), "-o", str(tmp_path / "bpe.csv")]) == EXIT_OK
+    table = pd.read_csv(tmp_path / "bpe.csv")
+    both = [r for r in scored if all(g["score"] is not None for g in r["games"])]
+    assert len(table) == len(both)
+
+
+def test_real_crowdkit_excerpt_votes_as_crowdkit_does(tmp_path, capsys):
+    src = DATA / "crowdkit_real" / "toy_answers.csv"
+    out = tmp_path / "toy.csv"
+    assert main(["import", "crowdkit", str(src), "-o", str(out), "--label-a", "yes"]) == EXIT_OK
+    assert "5 items x 5 judge(s) x 1 condition(s) (24 rows)" in capsys.readouterr().err
+    assert main(["verify", str(out)]) == EXIT_OK
+    panel = load_panel(out, None)
+    # crowd-kit's expected MajorityVote on this table (tests/aggregation/data_mv.py)
+    expected_labels = {"t1": "no", "t2": "yes", "t3": "no", "t4": "yes", "t5": "no"}
+    expected_p_yes = {"t1": 0.5, "t2": 0.6, "t3": 0.4, "t4": 1.0, "t5": 0.2}
+    voted = aggregate(panel, "majority").set_index("item")
+    as_label = voted["verdict"].map({"A": "yes", "B": "no"})
+    assert as_label.to_dict() == expected_labels
+    assert verdicts(panel).mean(axis=1).round(6).to_dict() == expected_p_yes
+    gold = panel.groupby("item")["gold"].first().map({"A": "yes", "B": "no"})
+    assert (gold == as_label).sum() == 4  # the majority misses t1, a 2-2 tie broken towards 'no'
+    # five items are too few to score: one clear error, no output
+    rc = main(["score", str(out), "-o", str(tmp_path / "s.csv"), "--n-seeds", "1"])
+    assert rc == EXIT_USAGE and "no risk signal varies" in capsys.readouterr().err
+    assert not (tmp_path / "s.csv").exists()
