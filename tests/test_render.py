@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from pathlib import Path
 
 import matplotlib
 
@@ -14,6 +15,8 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
 from judgerisk import cli, render, rerun  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _glue_output(name: str, plain: str, markdown: str | None = None) -> dict:
@@ -75,7 +78,7 @@ def _chapter() -> nbformat.NotebookNode:
 def test_render_resolves_glue_citations_admonitions_figures_and_conditions(tmp_path):
     src = tmp_path / "run.ipynb"
     nbformat.write(_chapter(), src)
-    page = render.render_html(src, tmp_path / "run.html", chapter="05_high_consensus")
+    page = render.render_html(src, tmp_path / "run.html", chapter="05_high_consensus", book=ROOT)
     html = page.read_text()
     assert "{glue" not in html and "{cite}" not in html and ":::" not in html
     assert "0.812" in html and "0.81234" not in html  # formatted as the book formats it
