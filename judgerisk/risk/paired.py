@@ -443,9 +443,9 @@ def _usable(err: np.ndarray, groups: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- reporting
 
 
-def format_interval(diff: float, low: float, high: float) -> str:
-    """``"+0.030 [-0.022, +0.082]"``: a difference with its interval, three decimals."""
-    return f"{diff:+.3f} [{low:+.3f}, {high:+.3f}]"
+def format_interval(diff: float, low: float, high: float, digits: int = 3) -> str:
+    """``"+0.030 [-0.022, +0.082]"``: a difference with its interval (``digits`` decimals)."""
+    return f"{diff:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
 
 
 def interval_table(table: pd.DataFrame, label: Callable[[str], str] = str) -> pd.DataFrame:
