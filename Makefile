@@ -5,13 +5,14 @@ SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.judgerisk-installed
-# The package's extras installed into .venv (quick-test on another Python may leave out extract).
+# The package's extras installed into .venv (quick-test on another Python may leave out extract
+# and server; server builds llama.cpp from source once, about 11 minutes, then pip caches it).
 # torch 2.13 has no wheel for Intel Macs: there the install leaves out the extract extra (the
 # tests that need torch skip).
 ifeq ($(shell uname -sm),Darwin x86_64)
 EXTRAS ?= book,dev
 endif
-EXTRAS ?= extract,book,dev
+EXTRAS ?= extract,server,book,dev
 LINT_PATHS := judgerisk tests benchmarks
 HTML := _build/html
 # The public data: the installed package bakes in no location; default to ../shared/data beside
