@@ -308,7 +308,7 @@ def _score_before_kernel(
         check_scorable(panel)
         if announce is not None:
             announce(
-                f"scoring {panel['item'].nunique()} items with {params['n_seeds']} seed(s), "
+                f"scoring {panel['item'].nunique()} items with {params['n_seeds']} repetition(s) of 5-fold cross-fitting, "
                 "then running the report notebook"
             )
         with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
