@@ -88,9 +88,9 @@ def test_shipped_panel_is_complete_and_its_manifest_matches_the_code():
 
 @needs_wheel
 def test_shipped_manifest_names_the_installed_model_file():
-    from judgerisk.extract.judges import file_sha256
+    from judgerisk.provenance import sha256_file
 
-    assert file_sha256(bundled_gguf(SMOLLM2)) == shipped_manifest()["judge"]["sha256"]
+    assert sha256_file(bundled_gguf(SMOLLM2)) == shipped_manifest()["judge"]["sha256"]
 
 
 @pytest.fixture(scope="module")

