@@ -24,8 +24,8 @@ from judgerisk.risk.lmm import (
     _start_point,
     align_to_reference,
 )
-from judgerisk.risk.lmm_drift import sweep_drift
 from judgerisk.simulate import simulate_panel
+from judgerisk.studies.drift import sweep_drift
 
 _DATA = data_root(required=False)
 needs_llmbar = pytest.mark.skipif(

@@ -17,7 +17,7 @@ item x (judge, condition) observation mask ``W``, kept as the list of observed c
 that its products are :func:`numpy.bincount` calls over the cells. Every block update is
 then a few matrix-vector products of size I x J or a pass over the observed cells. The sweep engine (:class:`Design`,
 :class:`Params`, :class:`Penalties`, :class:`Stats`, :class:`Sweeper`, :class:`Rule`,
-:func:`run_plain`, :func:`margin_change`) is shared with :mod:`judgerisk.risk.lmm_drift`,
+:func:`run_plain`, :func:`margin_change`) is shared with :mod:`judgerisk.studies.drift`,
 which measures the plain sweeps' drift; it is public for that reason but not part of
 ``__all__`` (the estimator is the stable interface).
 
