@@ -196,7 +196,7 @@ class Stats:
 
     __slots__ = ("P", "o", "WO", "ssr", "criterion")
 
-    def __init__(self, d: Design, p: Params, lam: Penalties, WO: np.ndarray | None = None):
+    def __init__(self, d: Design, p: Params, lam: Penalties, WO: np.ndarray | None = None) -> None:
         self.P = d.products(p)
         self.o = p.offsets()
         self.WO = d.wo(self.o) if WO is None else WO
@@ -242,7 +242,7 @@ def _objective_grad(x: np.ndarray, d: Design, lam: Penalties) -> tuple[float, np
 class Sweeper:
     """Runs block updates on a parameter point, caching the two heavy products."""
 
-    def __init__(self, d: Design, lam: Penalties, order: Sequence[str]):
+    def __init__(self, d: Design, lam: Penalties, order: Sequence[str]) -> None:
         self.d, self.lam, self.order = d, lam, tuple(order)
         self._wo: np.ndarray | None = None
         self._qw: np.ndarray | None = None
@@ -371,7 +371,7 @@ class RunResult:
 class Rule:
     """The paper's stopping rule: three successive sweeps under all three tolerances."""
 
-    def __init__(self, tol_rms: float, tol_max: float, tol_obj: float, patience: int):
+    def __init__(self, tol_rms: float, tol_max: float, tol_obj: float, patience: int) -> None:
         self.tol_rms, self.tol_max, self.tol_obj, self.patience = (
             tol_rms,
             tol_max,
@@ -538,7 +538,7 @@ def start_point(q0: np.ndarray, J: int, C: int, rng: np.random.Generator | None)
     return Params(q0.copy(), a, b, np.zeros(C), np.zeros((J, C)))
 
 
-def restart_spread(arr: PanelArrays, runs: list[RunResult], kept: int):
+def restart_spread(arr: PanelArrays, runs: list[RunResult], kept: int) -> tuple[np.ndarray, float]:
     """Per restart: max |p_hat - p_hat of the kept restart| over the fit cells, and the
     criterion minus the kept restart's; plus the largest pairwise |Δp_hat|."""
     p_hat = np.array([expit(margins(arr, r.params)) for r in runs])
