@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.certified import score_panel
-from judgerisk.risk import lmm as lmm_module
+from judgerisk.risk import lmm_solver
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import DEFAULT_REPEATS, split_items
@@ -89,7 +89,7 @@ class DenseMask:
     """Put the old dense mask products back into Design.wo / Design.qw (for the ratio)."""
 
     def __enter__(self):
-        self.wo, self.qw = lmm_module.Design.wo, lmm_module.Design.qw
+        self.wo, self.qw = lmm_solver.Design.wo, lmm_solver.Design.qw
 
         def mask(d):
             if not hasattr(d, "_w2"):
@@ -111,11 +111,11 @@ class DenseMask:
                 return self.qw(d, q)
             return (q @ mask(d)).reshape(d.n_judges, d.n_cond)
 
-        lmm_module.Design.wo, lmm_module.Design.qw = wo, qw
+        lmm_solver.Design.wo, lmm_solver.Design.qw = wo, qw
         return self
 
     def __exit__(self, *exc):
-        lmm_module.Design.wo, lmm_module.Design.qw = self.wo, self.qw
+        lmm_solver.Design.wo, lmm_solver.Design.qw = self.wo, self.qw
 
 
 def main() -> None:

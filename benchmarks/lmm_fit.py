@@ -25,8 +25,10 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from judgerisk.panel import encode_panel, validate_panel
-from judgerisk.risk.lmm import A_BOUNDS, DEFAULT_ACCELERATE, LatentMeasurementModel
+from judgerisk.risk.lmm import LatentMeasurementModel
+from judgerisk.risk.lmm_solver import A_BOUNDS
 from judgerisk.simulate import simulate_panel
+from judgerisk.validation import DEFAULT_ACCELERATE
 
 LAM = {"q": 1.0, "a": 1.0, "b": 1.0, "delta": 5.0, "kappa": 10.0}
 

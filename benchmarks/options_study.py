@@ -1,9 +1,9 @@
 """The presets study: every reconstructed option and signal subset on every panel.
 
-Runs :func:`judgerisk.risk.presets.study_rows` (each alternative against the paper's reading,
+Runs :func:`judgerisk.studies.presets.study_rows` (each alternative against the paper's reading,
 paired bootstrap over items, repeated K-fold cross-fitting) on three simulated settings and
 the real panels (LLMBar, JudgeBench, SmolLM2 joined to LLMBar, PandaLM), applies the decision
-rule committed before the study (:data:`judgerisk.risk.presets.DECISION_RULE`) and writes the
+rule committed before the study (:data:`judgerisk.studies.presets.DECISION_RULE`) and writes the
 rows as a derived artefact with a manifest, which chapter 04 loads:
 
     judgerisk/datasets/shipped/scur_options_study.parquet
@@ -31,8 +31,8 @@ from judgerisk.datasets.llmbar import load_llmbar_panel
 from judgerisk.datasets.pandalm import load_pandalm_panel
 from judgerisk.datasets.shipped import load_smollm2_llmbar
 from judgerisk.panel import atomic_write, validate_panel
-from judgerisk.risk.presets import DECISION_RULE, STUDY, decide, options_study
 from judgerisk.simulate import simulate_panel
+from judgerisk.studies.presets import DECISION_RULE, STUDY, decide, options_study
 
 NAME = STUDY
 #: Simulated generating settings (knobs of judgerisk.simulate.simulate_panel).

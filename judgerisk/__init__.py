@@ -31,16 +31,16 @@ _LAZY: dict[str, str] = {
     "to_wide": "judgerisk.panel",
     "validate_panel": "judgerisk.panel",
     "verdicts": "judgerisk.panel",
-    "evaluate_risk": "judgerisk.risk.analysis",
-    "summarize_risk": "judgerisk.risk.analysis",
+    "evaluate_risk": "judgerisk.studies.analysis",
+    "summarize_risk": "judgerisk.studies.analysis",
     "baseline_scores": "judgerisk.risk.baselines",
     "ds_entropy": "judgerisk.risk.baselines",
     "msp": "judgerisk.risk.baselines",
     "pe": "judgerisk.risk.baselines",
     "ve": "judgerisk.risk.baselines",
     "LatentMeasurementModel": "judgerisk.risk.lmm",
-    "retention_analysis": "judgerisk.risk.retention",
-    "retention_curve": "judgerisk.risk.retention",
+    "retention_analysis": "judgerisk.studies.retention",
+    "retention_curve": "judgerisk.studies.retention",
     "explain": "judgerisk.risk.signals",
     "riskiest": "judgerisk.risk.signals",
     "scur_scores": "judgerisk.risk.signals",
@@ -87,15 +87,15 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
         validate_panel,
         verdicts,
     )
-    from judgerisk.risk.analysis import evaluate_risk, summarize_risk
     from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
     from judgerisk.risk.lmm import LatentMeasurementModel
-    from judgerisk.risk.retention import retention_analysis, retention_curve
     from judgerisk.risk.signals import ScurResult, explain, riskiest, scur_scores
     from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
     from judgerisk.selective.protocol import split_protocol, summarize_protocol
     from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold
     from judgerisk.simulate import simulate_pairs, simulate_panel
+    from judgerisk.studies.analysis import evaluate_risk, summarize_risk
+    from judgerisk.studies.retention import retention_analysis, retention_curve
     from judgerisk.validation import InputError, OptionError
 
 __version__ = "0.1.0"

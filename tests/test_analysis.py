@@ -1,4 +1,4 @@
-"""Tests of judgerisk.risk.analysis: evaluate_risk, risk_table, summarize_risk."""
+"""Tests of judgerisk.studies.analysis: evaluate_risk, risk_table, summarize_risk."""
 
 import matplotlib
 import numpy as np
@@ -8,7 +8,10 @@ from joblib import parallel_config
 
 from judgerisk.panel import PanelError, gold_labels, verdicts
 from judgerisk.plots.risk import plot_auroc_by_method, plot_matched_group_auroc, plot_vote_patterns
-from judgerisk.risk.analysis import (
+from judgerisk.risk.metrics import high_consensus, matched_vote_groups
+from judgerisk.simulate import simulate_panel
+from judgerisk.splits import split_items
+from judgerisk.studies.analysis import (
     METHODS,
     SUBSETS,
     aggregate_errors,
@@ -16,9 +19,6 @@ from judgerisk.risk.analysis import (
     risk_table,
     summarize_risk,
 )
-from judgerisk.risk.metrics import high_consensus, matched_vote_groups
-from judgerisk.simulate import simulate_panel
-from judgerisk.splits import split_items
 
 BASELINES_ONLY = ("pe", "ve", "msp", "ds_entropy")
 

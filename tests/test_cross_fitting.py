@@ -12,10 +12,10 @@ import pytest
 
 from judgerisk.certified import score_panel
 from judgerisk.panel import PanelError
-from judgerisk.risk.convergence import margin_curve, settled_at
-from judgerisk.risk.presets import PAPER, decide, preset_options
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import cross_fit_splits, fold_labels
+from judgerisk.studies.convergence import margin_curve, settled_at
+from judgerisk.studies.presets import PAPER, decide, preset_options
 
 
 def test_folds_partition_and_each_item_is_evaluated_once_per_repetition():

@@ -46,15 +46,7 @@ LAYERS: dict[str, int] = {
     "judgerisk.selective": ESTIMATORS,
     "judgerisk.describe": STUDIES,
     "judgerisk.certified": STUDIES,
-    "judgerisk.risk.analysis": STUDIES,
-    "judgerisk.risk.retention": STUDIES,
-    "judgerisk.risk.pooled": STUDIES,
-    "judgerisk.risk.paired": STUDIES,
-    "judgerisk.risk.ablation": STUDIES,
-    "judgerisk.risk.consensus": STUDIES,
-    "judgerisk.risk.lmm_drift": STUDIES,
-    "judgerisk.risk.convergence": STUDIES,  # margins against the number of repetitions
-    "judgerisk.risk.presets": STUDIES,  # the options study and its decision rule
+    "judgerisk.studies": STUDIES,  # analyses, retention, comparisons, ablation, drift, presets
     "judgerisk.selective.protocol": STUDIES,
     "judgerisk.plots": PRESENTATION,
     "judgerisk.reports": PRESENTATION,
@@ -180,7 +172,8 @@ def test_layer_map_falls_back_to_the_package_prefix():
     assert layer_of("judgerisk.extract.new_backend") == CONTRACT
     assert layer_of("judgerisk.selective.registry") == ESTIMATORS
     assert layer_of("judgerisk.plots.new_figure") == PRESENTATION
-    assert layer_of("judgerisk.risk.analysis") == STUDIES
+    assert layer_of("judgerisk.studies.analysis") == STUDIES
+    assert layer_of("judgerisk.risk.lmm") == ESTIMATORS
 
 
 def test_no_import_runs_up_a_layer():

@@ -13,19 +13,18 @@ from sklearn.exceptions import ConvergenceWarning
 from judgerisk.datasets import data_root
 from judgerisk.datasets.llmbar import load_llmbar_panel
 from judgerisk.panel import CONDITIONS, PanelError, encode_panel, validate_panel
-from judgerisk.risk.lmm import (
+from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
+from judgerisk.risk.lmm_solver import (
     BLOCKS,
-    DEFAULT_ACCELERATE,
     Design,
-    LatentMeasurementModel,
     Params,
     Penalties,
     Sweeper,
-    _start_point,
-    align_to_reference,
+    start_point,
 )
-from judgerisk.risk.lmm_drift import sweep_drift
 from judgerisk.simulate import simulate_panel
+from judgerisk.studies.drift import sweep_drift
+from judgerisk.validation import DEFAULT_ACCELERATE
 
 _DATA = data_root(required=False)
 needs_llmbar = pytest.mark.skipif(
@@ -480,7 +479,7 @@ def test_restarts_start_from_different_points():
     d = Design.from_arrays(encode_panel(panel))
     q0 = d.item_means()
     rng = np.random.default_rng(0)
-    starts = [_start_point(q0, d.n_judges, d.n_cond, g) for g in (None, rng, rng)]
+    starts = [start_point(q0, d.n_judges, d.n_cond, g) for g in (None, rng, rng)]
     sw = Sweeper(d, Penalties(1.0, 1.0, 1.0, 5.0, 10.0), BLOCKS)
     firsts = []
     for p in starts:

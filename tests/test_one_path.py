@@ -56,7 +56,7 @@ def test_error_labels_agree_across_apis(simulated_panel):
     from judgerisk.aggregators import aggregate
     from judgerisk.certified import panel_errors
     from judgerisk.panel import gold_labels
-    from judgerisk.risk.analysis import aggregate_errors
+    from judgerisk.studies.analysis import aggregate_errors
     from judgerisk.validation import error_labels
 
     panel = simulated_panel(n_items=50, n_judges=3, seed=2)

@@ -10,18 +10,19 @@ import pytest
 from scipy.stats import binom
 from sklearn.metrics import roc_auc_score
 
-from judgerisk.risk import paired
-from judgerisk.risk.analysis import SUBSET_NAMES
+from judgerisk.plots import text as text_
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import matched_vote_auroc
-from judgerisk.risk.paired import (
+from judgerisk.simulate import simulate_panel
+from judgerisk.studies import paired
+from judgerisk.studies.analysis import SUBSET_NAMES
+from judgerisk.studies.paired import (
     compare_scores,
     paired_auroc_difference,
     verdict,
     weighted_auroc,
 )
-from judgerisk.risk.pooled import ABLATION, OPTIONS, pooled_scores
-from judgerisk.simulate import simulate_panel
+from judgerisk.studies.pooled import ABLATION, OPTIONS, pooled_scores
 
 
 def test_weighted_auroc_by_hand():
@@ -195,17 +196,17 @@ def test_reporting_helpers():
             "n_errors": [30, 30, 8, 8],
         }
     )
-    assert paired.format_interval(0.05, -0.01, 0.11) == "+0.050 [-0.010, +0.110]"
-    text = paired.interval_table(table, label=str.upper)
+    assert text_.format_interval(0.05, -0.01, 0.11) == "+0.050 [-0.010, +0.110]"
+    text = text_.interval_table(table, label=str.upper)
     assert text.loc["VE", SUBSET_NAMES["hc"]] == "+0.100 [+0.020, +0.180]"
     assert paired.best_rows(table).loc["all", "method"] == "pe"
-    lines = paired.comparison_sentences(table, label=str.upper)
+    lines = text_.comparison_sentences(table, label=str.upper)
     assert lines[0].startswith("all evaluation items (100 items, 30 errors): SCUR 0.700 ties with")
     assert "PE 0.650" in lines[0] and "beats 1 and trails 0 of the 2" in lines[0]
 
 
 def test_ablation_and_option_tables():
-    from judgerisk.risk.ablation import ablation_table, family_table, gain_carrier, option_table
+    from judgerisk.studies.ablation import ablation_table, family_table, gain_carrier, option_table
 
     panel = simulate_panel(n_items=300, seed=4).data
     pooled = pooled_scores(panel, seeds=range(3), options=OPTIONS, ablation=True)

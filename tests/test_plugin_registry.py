@@ -98,9 +98,9 @@ def test_unregistered_instances_are_accepted_where_names_are(simulated_panel):
 
     from judgerisk.aggregators import AGGREGATORS, aggregate
     from judgerisk.aggregators.majority import MajorityVote
-    from judgerisk.risk.analysis import evaluate_risk
     from judgerisk.risk.registry import RISK_SCORES, RiskScore
-    from judgerisk.risk.retention import retention_analysis
+    from judgerisk.studies.analysis import evaluate_risk
+    from judgerisk.studies.retention import retention_analysis
 
     def spread(probs, votes, fit_items, items):
         return probs.loc[items].std(axis=1, ddof=0).fillna(0.0)

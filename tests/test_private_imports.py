@@ -89,7 +89,7 @@ def test_chapters_use_public_names(path):
 
 def test_rule_catches_a_violation():
     src = "from judgerisk.selective.scope import _check_alpha\nimport judgerisk.datasets._paths\n"
-    assert len(violations(src, "judgerisk.risk.analysis")) == 2
+    assert len(violations(src, "judgerisk.studies.analysis")) == 2
     assert (
         violations("from judgerisk.datasets._paths import data_dir", "judgerisk.datasets.x") == []
     )

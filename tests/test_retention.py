@@ -5,14 +5,14 @@ import pandas as pd
 import pytest
 
 from judgerisk.aggregators.aggregate import AGGREGATORS
-from judgerisk.risk.retention import (
+from judgerisk.simulate import simulate_panel
+from judgerisk.studies.retention import (
     RHOS,
     gains_at,
     retention_analysis,
     retention_curve,
     summarize_retention,
 )
-from judgerisk.simulate import simulate_panel
 
 
 def test_curve_by_hand_and_ceil():
@@ -110,8 +110,8 @@ def test_analysis_rejects_bad_arguments():
 
 def test_every_retention_api_agrees():
     """retention_curve, retention_table and retention_analysis give one number per tie rule."""
-    from judgerisk.risk.analysis import risk_table
     from judgerisk.risk.metrics import retention_table
+    from judgerisk.studies.analysis import risk_table
 
     risk, err = pd.Series([0, 0, 0, 0, 1.0]), pd.Series([1, 0, 0, 0, 0])
     for ties, want in (("average", 0.75), ("stable", 2 / 3)):

@@ -408,7 +408,7 @@ def retention_table(
 ) -> pd.DataFrame:
     r"""Accuracy when keeping the lowest-risk share ρ of items, for each ρ, and its gain over ρ = 1.
 
-    The one implementation of retention: :func:`judgerisk.risk.retention.retention_curve`, the
+    The one implementation of retention: :func:`judgerisk.studies.retention.retention_curve`, the
     retention study, the certified-decision figures and the chapters all call it.
 
     Parameters

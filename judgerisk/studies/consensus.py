@@ -17,7 +17,6 @@ from collections.abc import Sequence
 import pandas as pd
 
 from judgerisk.panel import verdicts
-from judgerisk.risk.analysis import aggregate_errors
 from judgerisk.risk.baselines import mean_probability
 from judgerisk.risk.metrics import (
     high_consensus,
@@ -25,6 +24,7 @@ from judgerisk.risk.metrics import (
     probability_high_consensus,
     vote_patterns,
 )
+from judgerisk.studies.analysis import aggregate_errors
 
 __all__ = ["consensus_overview", "matched_groups_by_method", "distinct_within_pattern"]
 
@@ -46,7 +46,7 @@ def consensus_overview(
         A panel with a ``gold`` column (see :func:`judgerisk.panel.validate_panel`).
     aggregator : str, default "majority"
         Aggregator whose verdicts define the errors
-        (:func:`judgerisk.risk.analysis.aggregate_errors`).
+        (:func:`judgerisk.studies.analysis.aggregate_errors`).
     threshold : float, default 0.8
         Consensus level of both definitions.
 

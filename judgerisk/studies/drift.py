@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.panel import encode_panel, validate_panel
-from judgerisk.risk.lmm import (
+from judgerisk.risk.lmm import LatentMeasurementModel
+from judgerisk.risk.lmm_solver import (
     BLOCKS,
     Design,
-    LatentMeasurementModel,
     Params,
     Penalties,
     Rule,

@@ -1,6 +1,6 @@
 """What SCUR's parts and reconstructed options contribute, with paired intervals.
 
-Both tables read the output of :func:`judgerisk.risk.pooled.pooled_scores` computed with
+Both tables read the output of :func:`judgerisk.studies.pooled.pooled_scores` computed with
 ``ablation=True`` and ``options=OPTIONS``: one latent-measurement-model fit per seed, reused by
 every subset of signals and every option.
 
@@ -8,7 +8,7 @@ every subset of signals and every option.
   three (AUROC difference with a paired bootstrap interval).
 * :func:`gain_carrier`: the signal whose removal costs the most AUROC.
 * :func:`option_table`: each reconstructed option against the default, and whether the
-  verdicts of SCUR against the baselines (:data:`judgerisk.risk.paired.BEATS_RULE`) change.
+  verdicts of SCUR against the baselines (:data:`judgerisk.studies.paired.BEATS_RULE`) change.
 
 References
 ----------
@@ -23,14 +23,12 @@ from collections.abc import Sequence
 import pandas as pd
 
 from judgerisk.risk.baselines import BASELINES
-from judgerisk.risk.paired import compare_pairs, compare_scores, format_interval, verdict
-from judgerisk.risk.pooled import ABLATION, OPTIONS
+from judgerisk.studies.paired import compare_pairs, compare_scores
+from judgerisk.studies.pooled import ABLATION, OPTIONS
 
 __all__ = [
     "FULL",
     "ablation_table",
-    "direction_sentence",
-    "direction_sentences",
     "family_table",
     "gain_carrier",
     "option_table",
@@ -52,7 +50,7 @@ def ablation_table(
     Returns
     -------
     pandas.DataFrame
-        :func:`judgerisk.risk.paired.compare_scores` with reference ``"U+C+S"`` and the other
+        :func:`judgerisk.studies.paired.compare_scores` with reference ``"U+C+S"`` and the other
         six combinations: ``diff`` = AUROC(U+C+S) - AUROC(combination).
     """
     others = [c for c in ABLATION if c != FULL and c in pooled.columns]
@@ -185,34 +183,3 @@ def family_table(
     if not tables:
         return pd.DataFrame(columns=cols)
     return pd.concat(tables, ignore_index=True)[cols]
-
-
-def direction_sentence(a: str, b: str, diff: float, low: float, high: float) -> str:
-    """``"C+S beats U+C+S by +0.060 [+0.020, +0.100]"`` for AUROC(a) - AUROC(b) and its interval.
-
-    The verb follows :data:`judgerisk.risk.paired.BEATS_RULE`, so the sentence cannot say
-    more than the interval does.
-    """
-    v = verdict(low, high)
-    joint = " by " if v != "ties with" else ", difference "
-    return f"{a} {v} {b}{joint}{format_interval(diff, low, high)}"
-
-
-def direction_sentences(table: pd.DataFrame, subset: str = "all") -> list[str]:
-    """One :func:`direction_sentence` per row of an ablation or option table, for one subset.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Output of :func:`ablation_table` (each combination against ``U+C+S``; the difference
-        is turned round so that the combination is the subject) or of :func:`option_table`
-        (each option against the default, the paper's reading).
-    subset : str, default "all"
-    """
-    rows = table[table["subset"] == subset]
-    if "option" in rows.columns:
-        return [
-            direction_sentence(r.option, "the paper's reading", r.diff, r.low, r.high)
-            for r in rows.itertuples()
-        ]
-    return [direction_sentence(r.method, FULL, -r.diff, -r.high, -r.low) for r in rows.itertuples()]

@@ -2,7 +2,7 @@
 
 Every seed re-splits the *same* items, so the per-seed AUROC differences of two scores are not
 independent, and their spread over seeds is no test of the difference. This module compares
-pooled out-of-fold scores (:func:`judgerisk.risk.pooled.pooled_scores`) the paired way:
+pooled out-of-fold scores (:func:`judgerisk.studies.pooled.pooled_scores`) the paired way:
 
 1. **Paired bootstrap over items** (:func:`paired_auroc_difference`). The AUROC of two scores
    for the same error labels, their difference, and a percentile interval from bootstrap
@@ -10,9 +10,9 @@ pooled out-of-fold scores (:func:`judgerisk.risk.pooled.pooled_scores`) the pair
 2. **The rule** (:data:`BEATS_RULE`, :func:`verdict`): a score beats another when the 95 %
    interval of the AUROC difference lies above 0, trails it when it lies below 0, and ties
    with it otherwise.
-3. **Tables and sentences** (:func:`compare_scores`, :func:`compare_pairs`,
-   :func:`interval_table`, :func:`comparison_sentences`) on all items, high-consensus items
-   and matched vote patterns.
+3. **Tables** (:func:`compare_scores`, :func:`compare_pairs`, :func:`best_rows`) on all
+   items, high-consensus items and matched vote patterns; their text (interval strings and
+   sentences) is written by :mod:`judgerisk.plots.text`.
 
 References
 ----------
@@ -25,7 +25,7 @@ References
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -34,8 +34,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.panel import PanelError
-from judgerisk.risk.analysis import SUBSET_NAMES
 from judgerisk.risk.registry import BASELINES
+from judgerisk.studies.analysis import SUBSET_NAMES
 
 __all__ = [
     "BEATS_RULE",
@@ -45,9 +45,6 @@ __all__ = [
     "best_rows",
     "compare_pairs",
     "compare_scores",
-    "comparison_sentences",
-    "format_interval",
-    "interval_table",
     "paired_auroc_difference",
     "verdict",
     "weighted_auroc",
@@ -314,7 +311,7 @@ def compare_pairs(
     Parameters
     ----------
     pooled : pandas.DataFrame
-        Output of :func:`judgerisk.risk.pooled.pooled_scores`.
+        Output of :func:`judgerisk.studies.pooled.pooled_scores`.
     pairs : sequence of (str, str)
         Score columns ``(a, b)``; each row reports AUROC(a) - AUROC(b).
     subsets : sequence of str, default ("all", "hc", "matched")
@@ -405,7 +402,7 @@ def compare_scores(
     Parameters
     ----------
     pooled : pandas.DataFrame
-        Output of :func:`judgerisk.risk.pooled.pooled_scores`.
+        Output of :func:`judgerisk.studies.pooled.pooled_scores`.
     reference : str, default "scur"
         The score compared with the others.
     others : sequence of str, optional
@@ -440,71 +437,10 @@ def _usable(err: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return g.to_numpy(bool)
 
 
-# --------------------------------------------------------------------------- reporting
-
-
-def format_interval(diff: float, low: float, high: float, digits: int = 3) -> str:
-    """``"+0.030 [-0.022, +0.082]"``: a difference with its interval (``digits`` decimals)."""
-    return f"{diff:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
-
-
-def interval_table(table: pd.DataFrame, label: Callable[[str], str] = str) -> pd.DataFrame:
-    """A :func:`compare_scores` table as text, method x subset: ``"diff [low, high]"``.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Output of :func:`compare_scores`.
-    label : callable, default str
-        Display name of a method key (e.g. :func:`judgerisk.plots.style.label`).
-    """
-    cells = table.assign(
-        cell=[format_interval(d, lo, hi) for d, lo, hi in table[["diff", "low", "high"]].values],
-        method=table["method"].map(label),
-        subset=table["subset"].map(lambda s: SUBSET_NAMES.get(s, s)),
-    )
-    return cells.pivot(index="method", columns="subset", values="cell").reindex(
-        index=list(dict.fromkeys(cells["method"])), columns=list(dict.fromkeys(cells["subset"]))
-    )
+# --------------------------------------------------------------------------- tables
 
 
 def best_rows(table: pd.DataFrame) -> pd.DataFrame:
     """Per subset, the row of the strongest other score (highest AUROC) of a comparison."""
     idx = table.dropna(subset=["auroc"]).groupby("subset", sort=False)["auroc"].idxmax()
     return table.loc[idx].set_index("subset")
-
-
-def comparison_sentences(
-    table: pd.DataFrame, reference: str = "SCUR", label: Callable[[str], str] = str
-) -> list[str]:
-    """One sentence per subset: the reference against its strongest competitor, by the rule.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Output of :func:`compare_scores`.
-    reference : str, default "SCUR"
-        Display name of the reference score.
-    label : callable, default str
-        Display name of a method key.
-
-    Returns
-    -------
-    list of str
-        E.g. ``"all items (366 items, 177 errors): SCUR 0.636 ties with PE 0.607, difference
-        +0.030 [-0.022, +0.082]; it beats 2 of 4 others"``, the verb chosen by
-        :data:`BEATS_RULE`.
-    """
-    lines = []
-    for subset, row in best_rows(table).iterrows():
-        grp = table[table["subset"] == subset]
-        n_beats = int((grp["verdict"] == "beats").sum())
-        n_trails = int((grp["verdict"] == "trails").sum())
-        lines.append(
-            f"{SUBSET_NAMES.get(subset, subset)} ({row['n_items']} items, {row['n_errors']} "
-            f"errors): {reference} {row['auroc_ref']:.3f} {row['verdict']} the strongest other "
-            f"score, {label(row['method'])} {row['auroc']:.3f}, difference "
-            f"{format_interval(row['diff'], row['low'], row['high'])}; it beats {n_beats} and "
-            f"trails {n_trails} of the {len(grp)} scores compared"
-        )
-    return lines

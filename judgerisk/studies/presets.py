@@ -10,10 +10,10 @@ The decision rule (:data:`DECISION_RULE`)
 -----------------------------------------
 1. Every *switch* (C kind, S kind, U conditions, z_S normalisation, and the subset of the
    signals U, C, S combined) has the paper's reading and one or more alternatives, each one
-   switch away from the paper's reading (:data:`judgerisk.risk.pooled.OPTIONS` and
-   :data:`judgerisk.risk.pooled.ABLATION`).
+   switch away from the paper's reading (:data:`judgerisk.studies.pooled.OPTIONS` and
+   :data:`judgerisk.studies.pooled.ABLATION`).
 2. On every panel, each alternative is compared with the paper's reading by the paired
-   bootstrap of the AUROC difference over all items (:func:`judgerisk.risk.paired.compare_pairs`,
+   bootstrap of the AUROC difference over all items (:func:`judgerisk.studies.paired.compare_pairs`,
    repeated K-fold cross-fitting, errors of the majority vote). It **wins** when the 95 %
    interval lies above 0, **loses** when it lies below 0, and ties otherwise.
 3. Only the real panels vote (LLMBar, JudgeBench, the shipped SmolLM2 panel joined to its
@@ -39,8 +39,8 @@ from importlib import resources
 
 import pandas as pd
 
-from judgerisk.risk.paired import compare_pairs
-from judgerisk.risk.pooled import ABLATION, OPTIONS
+from judgerisk.studies.paired import compare_pairs
+from judgerisk.studies.pooled import ABLATION, OPTIONS
 
 __all__ = [
     "DECISION_RULE",
@@ -75,7 +75,7 @@ PAPER: dict[str, str] = {
     "s_norm": "ecdf",
 }
 
-#: Switch -> alternatives (column names of :func:`judgerisk.risk.pooled.pooled_scores`).
+#: Switch -> alternatives (column names of :func:`judgerisk.studies.pooled.pooled_scores`).
 SWITCHES: dict[str, tuple[str, ...]] = {
     "C kind": ("C residual",),
     "S kind": ("S log-odds", "S debiased (log-odds)"),
@@ -91,7 +91,7 @@ def study_rows(pooled: pd.DataFrame, panel: str, real: bool, n_boot: int = 2000)
     Parameters
     ----------
     pooled : pandas.DataFrame
-        :func:`judgerisk.risk.pooled.pooled_scores` with ``options=OPTIONS, ablation=True``.
+        :func:`judgerisk.studies.pooled.pooled_scores` with ``options=OPTIONS, ablation=True``.
     panel : str
         Its display name.
     real : bool
@@ -173,7 +173,7 @@ def options_study(
     panels : mapping
         Display name -> (panel with gold, whether it is a real panel that votes).
     repeats : int, default 3
-        Repetitions of 5-fold cross-fitting (:func:`judgerisk.risk.pooled.pooled_scores`).
+        Repetitions of 5-fold cross-fitting (:func:`judgerisk.studies.pooled.pooled_scores`).
     n_boot : int, default 2000
     progress : bool, default False
         Print each panel's name when done.
@@ -183,7 +183,7 @@ def options_study(
     pandas.DataFrame
         The rows of all panels; :func:`decide` applies the rule to them.
     """
-    from judgerisk.risk.pooled import pooled_scores
+    from judgerisk.studies.pooled import pooled_scores
 
     rows = []
     for name, (panel, real) in panels.items():
