@@ -27,15 +27,16 @@ __all__ = [
 
 
 def judge_accuracy(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.Series:
-    """Share of items each judge gets right in one condition (verdict == gold).
+    """Share of labelled items each judge gets right in one condition (verdict == gold).
 
-    Missing cells are left out of that judge's denominator; the count of items each
-    judge saw is in :func:`panel_overview`.
+    Only items with gold count, and missing cells are left out of that judge's denominator
+    (the count of items each judge saw is in :func:`panel_overview`). A tie is half a vote
+    for each answer (the data contract), so it counts half right.
     """
     votes = verdicts(panel, condition)
     gold = gold_labels(panel).reindex(votes.index)
-    correct = votes.eq(gold, axis=0).where(votes.notna())
-    return correct.mean().rename("accuracy")
+    correct = 1.0 - votes.sub(gold, axis=0).abs()  # 1 right, 0 wrong, 1/2 a tie
+    return correct.where(votes.notna() & gold.notna().to_numpy()[:, None]).mean().rename("accuracy")
 
 
 def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
