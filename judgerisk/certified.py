@@ -60,6 +60,7 @@ from judgerisk._registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name
 from judgerisk.describe import judge_accuracy
+from judgerisk.options import ScoreSettings, SelectSettings
 from judgerisk.panel import (
     CONDITIONS,
     ORIGINAL,
@@ -83,9 +84,8 @@ from judgerisk.selective.protocol import (
 )
 from judgerisk.selective.registry import SELECTORS, get_selector
 from judgerisk.selective.scope import Scope
-from judgerisk.splits import DEFAULT_REPEATS, PROTOCOLS, cross_fit_splits
+from judgerisk.splits import PROTOCOLS, cross_fit_splits
 from judgerisk.validation import (
-    DEFAULT_ACCELERATE,
     check_accelerate,
     check_alpha,
     error_labels,
@@ -129,18 +129,23 @@ SCORE_COLUMNS: tuple[str, ...] = (
 )
 
 
+#: The defaults of :func:`score_panel` and :func:`select_items`, shared with the command line.
+_SCORE = ScoreSettings()
+_SELECT = SelectSettings()
+
+
 def score_panel(
     panel: pd.DataFrame,
-    n_seeds: int = DEFAULT_REPEATS,
-    seed: int = 0,
-    aggregators: Sequence[str | BaseAggregator] = ("majority", "dawid_skene"),
+    n_seeds: int = _SCORE.n_seeds,
+    seed: int = _SCORE.seed,
+    aggregators: Sequence[str | BaseAggregator] = _SCORE.aggregators,
     baselines: Sequence[str] = BASELINES,
     max_seeds: int | None = None,
     scur_options: dict | None = None,
     progress: bool = False,
     *,
-    protocol: str = "kfold",
-    n_folds: int = 5,
+    protocol: str = _SCORE.protocol,
+    n_folds: int = _SCORE.n_folds,
 ) -> pd.DataFrame:
     """Cross-fitted, label-free risk scores and verdicts for every item of a panel.
 
@@ -263,7 +268,7 @@ def score_selectors() -> list[str]:
     return [m for m in SELECTORS if get_selector(m).needs in (None, "uncertainty")]
 
 
-def accelerate_options(accelerate: str | None = DEFAULT_ACCELERATE) -> dict[str, Any]:
+def accelerate_options(accelerate: str | None = _SCORE.accelerate) -> dict[str, Any]:
     """``scur_options`` for the command line's ``--accelerate`` (one of
     :data:`judgerisk.validation.ACCELERATIONS`)."""
     return {"lmm_params": {"accelerate": check_accelerate(accelerate)}}
@@ -283,10 +288,10 @@ def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
 def select_items(
     scores: pd.DataFrame,
     calibration: pd.DataFrame,
-    alpha: float = 0.1,
-    score: str = "scur",
-    verdict: str = "majority",
-    allow_any_score: bool = False,
+    alpha: float = _SELECT.alpha,
+    score: str = _SELECT.score,
+    verdict: str = _SELECT.verdict,
+    allow_any_score: bool = _SELECT.allow_any_score,
 ) -> pd.DataFrame:
     """Certified accept / abstain decisions from a labelled calibration subset.
 

@@ -34,12 +34,12 @@ from judgerisk._progress import want_progress
 from judgerisk.options import (
     ACCELERATIONS,
     CONDITIONS,
-    DEFAULT_ACCELERATE,
-    DEFAULT_REPEATS,
     PROTOCOLS,
     InputError,
     OptionError,
     ReportSettings,
+    ScoreSettings,
+    SelectSettings,
     check_alpha,
 )
 
@@ -470,31 +470,32 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     )
     p.add_argument("panel", help="panel file (.csv, .parquet, .jsonl)")
     p.add_argument("-o", "--output", required=True, help="score table to write")
+    ss = ScoreSettings()  # the score command's one set of defaults
     p.add_argument(
         "--n-seeds",
         type=_positive_int,
-        default=DEFAULT_REPEATS,
+        default=ss.n_seeds,
         help="repetitions of the cross-fitting (each scores every item once)",
     )
     p.add_argument(
         "--protocol",
         choices=PROTOCOLS,
-        default="kfold",
+        default=ss.protocol,
         help="'kfold': repeated 5-fold cross-fitting; 'paper': the paper's independent "
         "random fit/reference/evaluation splits (some items may stay unscored)",
     )
     # removed with the top-up: refused with a one-line error (exit 2) if given
     p.add_argument("--max-seeds", type=_positive_int, default=None, help=argparse.SUPPRESS)
-    p.add_argument("--seed", type=_seed, default=0, help="first split's seed")
+    p.add_argument("--seed", type=_seed, default=ss.seed, help="first split's seed")
     p.add_argument(
         "--aggregators",
-        default="majority,dawid_skene",
+        default=",".join(ss.aggregators),
         help="comma-separated aggregators whose verdicts (and *_posterior) to add",
     )
     p.add_argument(
         "--accelerate",
         choices=ACCELERATIONS,
-        default=DEFAULT_ACCELERATE,
+        default=ss.accelerate,
         help=_ACCELERATE_HELP,
     )
     _add_progress(p)
@@ -518,12 +519,14 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     )
     p.add_argument("scores", help="score table from `judgerisk score`")
     p.add_argument("--calibration", required=True, help="labelled items: columns item, gold")
-    p.add_argument("--alpha", type=_alpha, default=0.1, help="target false discovery rate")
-    p.add_argument("--score", default="scur", help="risk column to threshold (larger = riskier)")
-    p.add_argument("--verdict", default="majority", help="verdict column to certify")
+    sel = SelectSettings()  # the select command's one set of defaults
+    p.add_argument("--alpha", type=_alpha, default=sel.alpha, help="target false discovery rate")
+    p.add_argument("--score", default=sel.score, help="risk column to threshold (larger = riskier)")
+    p.add_argument("--verdict", default=sel.verdict, help="verdict column to certify")
     p.add_argument(
         "--allow-any-score",
         action="store_true",
+        default=sel.allow_any_score,
         help="accept a --score column that is not one of judgerisk's risk scores",
     )
     p.add_argument("-o", "--output", required=True, help="decision table to write")

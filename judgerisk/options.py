@@ -14,6 +14,8 @@ from typing import Any
 __all__ = [
     "ACCELERATIONS",
     "ReportSettings",
+    "ScoreSettings",
+    "SelectSettings",
     "CONDITIONS",
     "DEFAULT_ACCELERATE",
     "DEFAULT_REPEATS",
@@ -113,8 +115,36 @@ def check_alpha(alpha: float | str) -> float:
     return a
 
 
+class _Settings:
+    """What the settings objects share: defaults overridden by a mapping, and back to one."""
+
+    #: The command, as the error message names it.
+    _command = "report"
+
+    @classmethod
+    def from_parameters(cls, parameters: dict[str, Any] | None = None) -> Any:
+        """Defaults overridden by ``parameters``; an unknown name is an :class:`OptionError`."""
+        known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        unknown = sorted(set(parameters or {}) - known)
+        if unknown:
+            raise OptionError(
+                f"unknown {cls._command} parameter(s) {unknown}; known: {sorted(known)}"
+            )
+        return cls(**(parameters or {}))
+
+    def as_parameters(self) -> dict[str, Any]:
+        """The settings as a mapping (the notebook parameters, as papermill injects them)."""
+        return asdict(self)  # type: ignore[call-overload]
+
+
+def _check_positive(settings: object, *names: str) -> None:
+    for name in names:
+        if int(getattr(settings, name)) < 1:
+            raise OptionError(f"{name} must be >= 1, got {getattr(settings, name)!r}")
+
+
 @dataclass(frozen=True)
-class ReportSettings:
+class ReportSettings(_Settings):
     """The settings of the panel report: one object for ``judgerisk report`` (its option
     defaults), :func:`judgerisk.report.render_report` and the report notebook's parameters cell
     (a test holds the cell to these defaults).
@@ -142,19 +172,69 @@ class ReportSettings:
     def __post_init__(self) -> None:
         check_alpha(self.alpha)
         check_accelerate(self.accelerate)
-        for name in ("n_seeds", "n_splits"):
-            if int(getattr(self, name)) < 1:
-                raise OptionError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        _check_positive(self, "n_seeds", "n_splits")
 
-    @classmethod
-    def from_parameters(cls, parameters: dict[str, Any] | None = None) -> ReportSettings:
-        """Defaults overridden by ``parameters``; an unknown name is an :class:`OptionError`."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(parameters or {}) - known)
-        if unknown:
-            raise OptionError(f"unknown report parameter(s) {unknown}; known: {sorted(known)}")
-        return cls(**(parameters or {}))
 
-    def as_parameters(self) -> dict[str, Any]:
-        """The notebook parameters, as papermill injects them."""
-        return asdict(self)
+@dataclass(frozen=True)
+class ScoreSettings(_Settings):
+    """The settings of ``judgerisk score``: its option defaults and those of
+    :func:`judgerisk.certified.score_panel` (a test holds both to this object).
+
+    Attributes
+    ----------
+    n_seeds : int, default :data:`DEFAULT_REPEATS`
+        Repetitions of the cross-fitting.
+    seed : int, default 0
+        First split's seed.
+    aggregators : tuple of str, default ("majority", "dawid_skene")
+        Aggregators whose verdicts and posteriors are added to the score table.
+    protocol : str, default "kfold"
+        Way of drawing the cross-fitting splits (:data:`PROTOCOLS`).
+    n_folds : int, default 5
+        Folds of each repetition under ``"kfold"``.
+    accelerate : str, default "anderson"
+        The LMM's solver (:data:`ACCELERATIONS`).
+    """
+
+    _command = "score"
+
+    n_seeds: int = DEFAULT_REPEATS
+    seed: int = 0
+    aggregators: tuple[str, ...] = ("majority", "dawid_skene")
+    protocol: str = PROTOCOLS[0]
+    n_folds: int = 5
+    accelerate: str = DEFAULT_ACCELERATE
+
+    def __post_init__(self) -> None:
+        check_accelerate(self.accelerate)
+        _check_positive(self, "n_seeds", "n_folds")
+        if self.protocol not in PROTOCOLS:
+            raise OptionError(f"protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
+
+
+@dataclass(frozen=True)
+class SelectSettings(_Settings):
+    """The settings of ``judgerisk select``: its option defaults and those of
+    :func:`judgerisk.certified.select_items` (a test holds both to this object).
+
+    Attributes
+    ----------
+    alpha : float, default 0.1
+        Target false discovery rate of the accepted verdicts.
+    score : str, default "scur"
+        Risk column to threshold (larger = riskier).
+    verdict : str, default "majority"
+        Verdict column to certify.
+    allow_any_score : bool, default False
+        Accept a score column that is not one of judgerisk's risk scores.
+    """
+
+    _command = "select"
+
+    alpha: float = 0.1
+    score: str = "scur"
+    verdict: str = "majority"
+    allow_any_score: bool = False
+
+    def __post_init__(self) -> None:
+        check_alpha(self.alpha)

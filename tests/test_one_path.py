@@ -115,3 +115,33 @@ def test_report_settings_are_one_object_for_cli_library_and_notebook():
         ReportSettings.from_parameters({"n_seed": 2})
     with pytest.raises(OptionError, match="alpha"):
         ReportSettings(alpha=2.0)
+
+
+def test_score_and_select_settings_are_the_cli_and_library_defaults():
+    import inspect
+
+    from judgerisk.certified import accelerate_options, score_panel, select_items
+    from judgerisk.options import ScoreSettings, SelectSettings
+
+    score = ScoreSettings().as_parameters()
+    args = build_parser().parse_args(["score", "p.csv", "-o", "s.csv"])
+    cli = {k: getattr(args, k) for k in score if hasattr(args, k)}
+    cli["aggregators"] = tuple(args.aggregators.split(","))
+    assert cli == {k: v for k, v in score.items() if k != "n_folds"}
+    library = inspect.signature(score_panel).parameters
+    assert {k: library[k].default for k in score if k in library} == {
+        k: v for k, v in score.items() if k != "accelerate"
+    }
+    accelerate = inspect.signature(accelerate_options).parameters["accelerate"].default
+    assert accelerate == score["accelerate"]
+
+    select = SelectSettings().as_parameters()
+    args = build_parser().parse_args(["select", "s.csv", "--calibration", "c.csv", "-o", "d.csv"])
+    assert {k: getattr(args, k) for k in select} == select
+    library = inspect.signature(select_items).parameters
+    assert {k: library[k].default for k in select} == select
+    with pytest.raises(OptionError, match="unknown select parameter"):
+        SelectSettings.from_parameters({"alfa": 0.2})
+    with pytest.raises(OptionError, match="protocol"):
+        ScoreSettings(protocol="bootstrap")
+    assert SelectSettings.from_parameters({"alpha": 0.2}).alpha == 0.2

@@ -14,6 +14,7 @@ import os
 import time
 import warnings
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from judgerisk.extract.parts import (
     write_manifest,
     write_part,
 )
-from judgerisk.extract.prompts import build_prompts, load_template, read_items, render_chats
+from judgerisk.extract.prompts import render_chats, rendered_prompts
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
 from judgerisk.panel import CONDITIONS, validate_panel
 
@@ -94,20 +95,10 @@ def prepare_prompts(
             "first-token verdict log-probabilities would be meaningless. Extraction needs "
             "enable_thinking=False (the rendered prompt is checked)."
         )
-    items = read_items(items)
-    tmpl = load_template(template)
-    if tmpl.kind != "verdict":
-        raise ValueError(f"template {tmpl.name!r} is of kind {tmpl.kind!r}, need 'verdict'")
-    prompts = build_prompts(items, tmpl, conditions)
-    texts = render_chats(
-        tokenizer,
-        list(prompts["messages"]),
-        enable_thinking=False,
-        chat_template=chat_template,
-        assistant_prefill=tmpl.assistant_prefill,
-    )
+    render = partial(render_chats, tokenizer, enable_thinking=False, chat_template=chat_template)
+    items, tmpl, prompts = rendered_prompts(items, template, conditions, render, kind="verdict")
+    texts = list(prompts["text"])
     vt = resolve_verdict_tokens(tokenizer, texts[0], tmpl.verdict_tokens)
-    prompts["text"] = texts
     prompts["input_ids"] = encode_prompts(tokenizer, texts)
     prompts["prompt_tokens"] = prompts["input_ids"].map(len).astype(np.int64)
     return items, prompts, vt, tmpl
@@ -333,13 +324,8 @@ def run_judge(
     computed again. Cells whose verdict token was outside a server's top-k list hold the bound
     and are marked (``bounded_a``, ``bounded_b``; see :func:`extract_logprobs`).
     """
-    tmpl = load_template(template)
-    if tmpl.kind != "verdict":
-        raise ValueError(f"template {tmpl.name!r} is of kind {tmpl.kind!r}, need 'verdict'")
-    items = read_items(items)
-    prompts = build_prompts(items, tmpl, tuple(conditions))
-    prompts["text"] = backend.render(
-        list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill
+    items, tmpl, prompts = rendered_prompts(
+        items, template, conditions, backend.render, kind="verdict"
     )
     prompts["prompt_sha256"] = prompt_sha256(prompts["text"])
     name = str(judge) if judge is not None else backend.name

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.extract.judge import as_judge
-from judgerisk.extract.prompts import build_prompts, load_template, read_items
+from judgerisk.extract.prompts import rendered_prompts
 
 __all__ = ["parse_verbalized", "parse_choice", "verbalized_confidence", "self_consistency"]
 
@@ -75,12 +75,7 @@ def _setup(model, tokenizer, items, conditions, template, chat_template, device,
         chat_template=chat_template,
         generate_batch_size=batch,
     )
-    items = read_items(items)
-    tmpl = load_template(template)
-    prompts = build_prompts(items, tmpl, conditions)
-    prompts["text"] = judge.render(
-        list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill
-    )
+    _, tmpl, prompts = rendered_prompts(items, template, conditions, judge.render)
     return prompts, tmpl, judge
 
 

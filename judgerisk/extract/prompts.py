@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -32,6 +32,7 @@ __all__ = [
     "load_template",
     "read_items",
     "build_prompts",
+    "rendered_prompts",
     "render_chat",
     "render_chats",
 ]
@@ -275,6 +276,46 @@ def _check_items(items: pd.DataFrame) -> pd.DataFrame:
                 f" for items {list(out.loc[bad, 'item'][:10])}"
             )
     return out
+
+
+def rendered_prompts(
+    items: Any,
+    template: str | Path | dict | Template,
+    conditions: Sequence[str],
+    render: Callable[..., list[str]],
+    *,
+    kind: str | None = None,
+) -> tuple[pd.DataFrame, Template, pd.DataFrame]:
+    """Items -> one rendered prompt per (item, condition): the one way every extraction path
+    prepares its prompts (chat template, then the template's assistant prefill).
+
+    Parameters
+    ----------
+    items : any
+        What :func:`read_items` reads.
+    template : str, path, dict or Template
+        What :func:`load_template` loads.
+    conditions : sequence of str
+        Condition names defined by the template.
+    render : callable
+        ``render(conversations, assistant_prefill=...) -> list of str``: a judge's
+        ``render`` (:class:`judgerisk.extract.judge.Judge`), or :func:`render_chats` bound to a
+        tokenizer.
+    kind : str, optional
+        The template kind required (e.g. ``"verdict"``), checked before the items are read.
+
+    Returns
+    -------
+    (items, template, prompts)
+        ``prompts`` is :func:`build_prompts`'s table with the rendered ``text`` column.
+    """
+    tmpl = load_template(template)
+    if kind is not None and tmpl.kind != kind:
+        raise ValueError(f"template {tmpl.name!r} is of kind {tmpl.kind!r}, need {kind!r}")
+    items = read_items(items)
+    prompts = build_prompts(items, tmpl, tuple(conditions))
+    prompts["text"] = render(list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill)
+    return items, tmpl, prompts
 
 
 def build_prompts(

@@ -27,6 +27,7 @@ __all__ = [
     "direction_sentences",
     "format_interval",
     "interval_table",
+    "verdict_phrase",
 ]
 
 
@@ -95,6 +96,30 @@ def comparison_sentences(
             f"trails {n_trails} of the {len(grp)} scores compared"
         )
     return lines
+
+
+def verdict_phrase(verdict: str, *, beats: str, ties: str, trails: str) -> str:
+    """A sentence's own wording of a verdict of :data:`judgerisk.studies.paired.BEATS_RULE`.
+
+    The one map from the three verdicts to the words a sentence uses for them ("raises",
+    "lowers", ...), so that a sentence words all three and an unknown verdict is an error.
+
+    Parameters
+    ----------
+    verdict : {"beats", "ties with", "trails"}
+        The rule's verdict (:func:`judgerisk.studies.paired.verdict`).
+    beats, ties, trails : str
+        The words for each verdict.
+
+    Examples
+    --------
+    >>> verdict_phrase("trails", beats="raises", ties="does not move", trails="lowers")
+    'lowers'
+    """
+    words = {"beats": beats, "ties with": ties, "trails": trails}
+    if verdict not in words:
+        raise ValueError(f"verdict must be one of {list(words)}, got {verdict!r}")
+    return words[verdict]
 
 
 def direction_sentence(a: str, b: str, diff: float, low: float, high: float) -> str:

@@ -493,9 +493,9 @@ def _fitted_cells(score_panel: pd.DataFrame, model: Any) -> pd.DataFrame:
 
 
 def _normalise(
-    raw: pd.DataFrame, is_ref: np.ndarray
+    raw: pd.DataFrame, is_ref: np.ndarray, stacklevel: int = 3
 ) -> tuple[dict[str, np.ndarray], dict[str, FrozenECDF], dict[str, str]]:
-    """Fit the frozen reference ECDFs of each component and transform every item."""
+    """Step 4: fit the frozen reference ECDFs of each component and transform every item."""
     z, ecdfs, dropped = {}, {}, {}
     for name in raw.columns:
         x = raw[name].to_numpy(np.float64)
@@ -509,7 +509,7 @@ def _normalise(
             warnings.warn(
                 f"{ref.size - finite.size} of {ref.size} reference items have no {name} value "
                 f"(no observed cell for it); its reference ECDF uses the other {finite.size}",
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
         ecdf = FrozenECDF().fit(finite)
         if ecdf.is_constant_:
@@ -611,89 +611,24 @@ def scur_scores(
     Methods reference §3–4; "Can We Trust This Evaluation? Instance-Level Reliability of
     LLM-as-a-Judge", Section 3 and the cross-fitting appendix.
     """
-    for name, val, allowed in (
-        ("c_kind", c_kind, ("xent", "residual")),
-        ("s_kind", s_kind, ("prob", "logit", "debiased")),
-        ("u_conditions", u_conditions, ("original", "all")),
-        ("s_norm", s_norm, ("ecdf", "max")),
-    ):
-        if val not in allowed:
-            raise ValueError(f"{name} must be one of {allowed}, got {val!r}")
+    _check_kinds(c_kind=c_kind, s_kind=s_kind, u_conditions=u_conditions, s_norm=s_norm)
     cols = [c for c in ("item", "judge", "condition", "logit", "p") if c in panel.columns]
     panel = panel[cols]  # gold and extras never enter
     if check_input:
         panel = validate_panel(panel, conditions=CONDITIONS)
-
-    if split is None:
-        split = split_items(pd.unique(panel["item"]), seed, splits)
-    else:
-        split = _given_split(split, panel)
-    row_split = split.reindex(panel["item"].to_numpy()).to_numpy()
-    if not (split == "reference").any():
-        raise PanelError(
-            f"the reference split is empty ({len(split)} items, splits={tuple(splits)}); "
-            "SCUR needs reference items to normalise the signals"
-        )
-    fit_panel = panel.loc[row_split == "fit"].reset_index(drop=True)
-    score_panel = panel.loc[row_split != "fit"].reset_index(drop=True)
+    split, fit_panel, score_panel = _split_panel(panel, seed, splits, split)
 
     model = _fit_or_reuse_lmm(lmm, lmm_params, fit_panel, seed, check_input)
-    score_panel = _fitted_cells(score_panel, model)
-    # a user's model need not know check_input: it is only passed to skip the checks
-    preds = model.predict_loo(score_panel, **({} if check_input else {"check_input": False}))
-    _require(preds, _PRED_COLUMNS, "lmm.predict_loo output")
-
-    raw = pd.concat(
-        [
-            signal_u(preds, conditions=u_conditions),
-            signal_c(preds, kind=c_kind, sigma=getattr(model, "sigma_", None)),
-            signal_s(preds, kind=s_kind, lmm=model if s_kind == "debiased" else None),
-        ],
-        axis=1,
-    )
-    items = raw.index
-    item_split = split.reindex(items).to_numpy()
+    preds = _predict(model, _fitted_cells(score_panel, model), check_input)
+    raw = _raw_signals(preds, model, c_kind=c_kind, s_kind=s_kind, u_conditions=u_conditions)
+    item_split = split.reindex(raw.index).to_numpy()
     is_ref = item_split == "reference"
 
     z, ecdfs, dropped = _normalise(raw, is_ref)
     kept = tuple(c for c in COMPONENTS if c not in dropped)
-    s_kept = [c for c in ("S_order", "S_rubric") if c in kept]
-
-    s_max = np.full(len(items), np.nan)
-    z_s = np.full(len(items), np.nan)
-    if s_kept:
-        zs = np.column_stack([z[c] for c in s_kept])
-        has = ~np.isnan(zs).all(axis=1)
-        s_max[has] = np.nanmax(zs[has], axis=1)
-        if s_norm == "ecdf":
-            zmax, ecdf_max, drop_max = _normalise(pd.DataFrame({"S": s_max}), is_ref)
-            z_s = zmax["S"]
-            ecdfs.update(ecdf_max)
-            dropped.update(drop_max)
-        else:
-            z_s = s_max.copy()
-
-    table = pd.DataFrame(
-        {
-            "item": items.to_numpy(),
-            "split": item_split,
-            **{c: raw[c].to_numpy() for c in COMPONENTS},
-            "S": s_max,
-            "z_U": z["U"],
-            "z_C": z["C"],
-            "z_S_order": z["S_order"],
-            "z_S_rubric": z["S_rubric"],
-            "z_S": z_s,
-        }
-    )
-    combined = tuple(c for c in _Z_COLUMNS if not table[c].isna().all())
-    if not combined:
-        raise PanelError(
-            f"no risk signal varies on the reference split (dropped: {dropped}); "
-            "SCUR cannot rank the items (a panel whose judges all give the same answers "
-            "carries no risk information)"
-        )
-    table["scur"] = combine_scur(table[list(combined)]).to_numpy()
+    s_max, z_s = _merge_s(z, kept, is_ref, s_norm, ecdfs, dropped)
+    table = _score_table(raw, item_split, z, s_max, z_s)
+    combined = _combine(table, dropped)
     return ScurResult(
         table=table,
         split=split,
@@ -712,6 +647,124 @@ def scur_scores(
             "s_norm": s_norm,
         },
     )
+
+
+# the steps of scur_scores, in order ----------------------------------------------------------
+_KINDS = {
+    "c_kind": ("xent", "residual"),
+    "s_kind": ("prob", "logit", "debiased"),
+    "u_conditions": ("original", "all"),
+    "s_norm": ("ecdf", "max"),
+}
+
+
+def _check_kinds(**options: str) -> None:
+    """Each variant option among its allowed values (:data:`_KINDS`), or a ``ValueError``."""
+    for name, val in options.items():
+        if val not in _KINDS[name]:
+            raise ValueError(f"{name} must be one of {_KINDS[name]}, got {val!r}")
+
+
+def _split_panel(
+    panel: pd.DataFrame, seed: int, splits: Sequence[float], split: pd.Series | None
+) -> tuple[pd.Series, pd.DataFrame, pd.DataFrame]:
+    """Step 1: the item split (drawn from ``seed`` or given), the fit cells and the cells to score."""
+    if split is None:
+        split = split_items(pd.unique(panel["item"]), seed, splits)
+    else:
+        split = _given_split(split, panel)
+    row_split = split.reindex(panel["item"].to_numpy()).to_numpy()
+    if not (split == "reference").any():
+        raise PanelError(
+            f"the reference split is empty ({len(split)} items, splits={tuple(splits)}); "
+            "SCUR needs reference items to normalise the signals"
+        )
+    fit_panel = panel.loc[row_split == "fit"].reset_index(drop=True)
+    score_panel = panel.loc[row_split != "fit"].reset_index(drop=True)
+    return split, fit_panel, score_panel
+
+
+def _predict(model: Any, score_panel: pd.DataFrame, check_input: bool) -> pd.DataFrame:
+    """Step 2: the fitted LMM's leave-one-judge-out predictions of the cells to score."""
+    # a user's model need not know check_input: it is only passed to skip the checks
+    preds = model.predict_loo(score_panel, **({} if check_input else {"check_input": False}))
+    _require(preds, _PRED_COLUMNS, "lmm.predict_loo output")
+    return preds
+
+
+def _raw_signals(
+    preds: pd.DataFrame, model: Any, *, c_kind: str, s_kind: str, u_conditions: str
+) -> pd.DataFrame:
+    """Step 3: U, C, S_order and S_rubric per item."""
+    return pd.concat(
+        [
+            signal_u(preds, conditions=u_conditions),
+            signal_c(preds, kind=c_kind, sigma=getattr(model, "sigma_", None)),
+            signal_s(preds, kind=s_kind, lmm=model if s_kind == "debiased" else None),
+        ],
+        axis=1,
+    )
+
+
+def _merge_s(
+    z: dict[str, np.ndarray],
+    kept: tuple[str, ...],
+    is_ref: np.ndarray,
+    s_norm: str,
+    ecdfs: dict[str, FrozenECDF],
+    dropped: dict[str, str],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Step 5: the maximum of the kept S families' z's, and z_S (``ecdfs``/``dropped`` grow)."""
+    n = len(is_ref)
+    s_max, z_s = np.full(n, np.nan), np.full(n, np.nan)
+    s_kept = [c for c in ("S_order", "S_rubric") if c in kept]
+    if not s_kept:
+        return s_max, z_s
+    zs = np.column_stack([z[c] for c in s_kept])
+    has = ~np.isnan(zs).all(axis=1)
+    s_max[has] = np.nanmax(zs[has], axis=1)
+    if s_norm != "ecdf":
+        return s_max, s_max.copy()
+    zmax, ecdf_max, drop_max = _normalise(pd.DataFrame({"S": s_max}), is_ref, stacklevel=4)
+    ecdfs.update(ecdf_max)
+    dropped.update(drop_max)
+    return s_max, zmax["S"]
+
+
+def _score_table(
+    raw: pd.DataFrame,
+    item_split: np.ndarray,
+    z: dict[str, np.ndarray],
+    s_max: np.ndarray,
+    z_s: np.ndarray,
+) -> pd.DataFrame:
+    """The per-item table of raw components, their z's and z_S (no SCUR yet)."""
+    return pd.DataFrame(
+        {
+            "item": raw.index.to_numpy(),
+            "split": item_split,
+            **{c: raw[c].to_numpy() for c in COMPONENTS},
+            "S": s_max,
+            "z_U": z["U"],
+            "z_C": z["C"],
+            "z_S_order": z["S_order"],
+            "z_S_rubric": z["S_rubric"],
+            "z_S": z_s,
+        }
+    )
+
+
+def _combine(table: pd.DataFrame, dropped: dict[str, str]) -> tuple[str, ...]:
+    """Step 6: the ``scur`` column from the z's that have a value; returns their names."""
+    combined = tuple(c for c in _Z_COLUMNS if not table[c].isna().all())
+    if not combined:
+        raise PanelError(
+            f"no risk signal varies on the reference split (dropped: {dropped}); "
+            "SCUR cannot rank the items (a panel whose judges all give the same answers "
+            "carries no risk information)"
+        )
+    table["scur"] = combine_scur(table[list(combined)]).to_numpy()
+    return combined
 
 
 # --------------------------------------------------------------------------- explanation
