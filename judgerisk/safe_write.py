@@ -99,9 +99,11 @@ def _backup(target: Path, tmpdir: Path, i: int) -> Path | None:
     if not os.path.lexists(target):
         return None
     keep = tmpdir / f".old-{i}"
+    if os.link not in os.supports_follow_symlinks:  # linking a link itself is not offered here
+        return None
     try:
         os.link(target, keep, follow_symlinks=False)
-    except (OSError, NotImplementedError):
+    except OSError:
         return None
     return keep
 

@@ -98,3 +98,28 @@ def test_generation_baselines_accept_a_judge(hf):
     s1 = _quiet(self_consistency, foreign, None, items, k=2, seed=5)
     s2 = _quiet(self_consistency, model, tok, items, k=2, seed=5)
     assert s1[["n_a", "n_b", "n_invalid"]].equals(s2[["n_a", "n_b", "n_invalid"]])
+
+
+class ScoringOnlyJudge:
+    """A backend with verdict log-probabilities and no text generation (a server's top-k API)."""
+
+    def __init__(self, inner: HFJudge) -> None:
+        self.inner = inner
+
+    name = "scoring-only"
+
+    def render(self, conversations, *, assistant_prefill=""):
+        return self.inner.render(conversations, assistant_prefill=assistant_prefill)
+
+    def verdict_logprobs(self, texts, verdicts=("A", "B")) -> VerdictLogprobs:
+        return self.inner.verdict_logprobs(texts, verdicts)
+
+
+def test_a_judge_without_generate_is_refused_by_the_generation_baselines(hf):
+    from judgerisk.extract.judge import GeneratingJudge
+
+    model, tok = hf
+    scoring = ScoringOnlyJudge(HFJudge(model, tok))
+    assert isinstance(scoring, Judge) and not isinstance(scoring, GeneratingJudge)
+    with pytest.raises(ValueError, match="'scoring-only' .* cannot generate text"):
+        verbalized_confidence(scoring, None, tiny_items(2), max_new_tokens=3)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgerisk.extract.judge import as_judge
+from judgerisk.extract.judge import GeneratingJudge, as_judge
 from judgerisk.extract.prompts import rendered_prompts
 
 __all__ = ["parse_verbalized", "parse_choice", "verbalized_confidence", "self_consistency"]
@@ -75,6 +75,12 @@ def _setup(model, tokenizer, items, conditions, template, chat_template, device,
         chat_template=chat_template,
         generate_batch_size=batch,
     )
+    if not isinstance(judge, GeneratingJudge):
+        raise ValueError(
+            f"judge {judge.name!r} ({type(judge).__name__}) returns verdict log-probabilities "
+            "only and cannot generate text; run the generation baselines with an in-process "
+            "judge (an HFJudge, the hf or gguf backend)"
+        )
     _, tmpl, prompts = rendered_prompts(items, template, conditions, judge.render)
     return prompts, tmpl, judge
 

@@ -27,7 +27,7 @@ from judgerisk.extract.forward import AUTO_BATCH, iter_batches, left_pad, prepar
 from judgerisk.extract.prompts import render_chats
 from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
 
-__all__ = ["HFJudge", "Judge", "VerdictLogprobs", "as_judge"]
+__all__ = ["GeneratingJudge", "HFJudge", "Judge", "VerdictLogprobs", "as_judge"]
 
 
 class VerdictLogprobs(NamedTuple):
@@ -78,6 +78,13 @@ class Judge(Protocol):
     ) -> VerdictLogprobs:
         """Log-probabilities of the two verdict strings right after each rendered prompt."""
         ...
+
+
+@runtime_checkable
+class GeneratingJudge(Judge, Protocol):
+    """A :class:`Judge` that can also generate text, which the generation baselines need
+    (:mod:`judgerisk.extract.generation`: verbalized confidence, self-consistency). A backend
+    that only returns verdict log-probabilities (a server's top-k list) leaves it out."""
 
     def generate(
         self,

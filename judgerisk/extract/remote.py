@@ -325,10 +325,3 @@ class OpenAIJudge:
         if n_tok is None:
             n_tok = np.array([used for _, used in answers], np.int64)
         return VerdictLogprobs(out, n_tok, vt, bounded)
-
-    def generate(self, texts: Sequence[str], **kwargs: Any) -> list[str]:
-        """Not offered: generation baselines run in-process (use an HFJudge)."""
-        raise NotImplementedError(
-            "OpenAIJudge extracts verdict log-probabilities only; run the generation baselines "
-            "with an in-process judge"
-        )
