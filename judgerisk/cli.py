@@ -537,7 +537,9 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         "report",
         help="self-contained HTML report on a panel file",
         description="Run the packaged report notebook with papermill on a panel file and "
-        "write a self-contained HTML page (tables and base64-embedded figures).",
+        "write a self-contained HTML page (tables and base64-embedded figures). A panel of "
+        "one judge in both orders ('original' and 'swap') gets the one-judge report: BPE per "
+        "item and SCOPE's certified verdicts.",
         epilog="example:\n  judgerisk report panel.csv -o report.html --n-seeds 3",
         formatter_class=fmt,
     )

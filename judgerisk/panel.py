@@ -802,7 +802,12 @@ def check_scorable(panel: pd.DataFrame) -> None:
         raise PanelError(
             f"panel scoring needs at least two judges in the '{ORIGINAL}' condition; "
             f"found {len(judges)} ({list(judges)})"
-            + ("; for one judge in both orders use: judgerisk bpe PANEL -o bpe.csv" if both else "")
+            + (
+                "; for one judge in both orders use: judgerisk bpe PANEL -o bpe.csv (the "
+                "per-item table), or judgerisk report PANEL -o report.html (its report)"
+                if both
+                else ""
+            )
         )
     from judgerisk.orientation import check_orientation, tie_message
 

@@ -6,6 +6,10 @@ shipped in the package) with papermill on it, and writes one HTML file with ever
 every figure embedded as a base64 PNG — no network, no side files. The page ends with the
 score table (a csv download link) and the provenance record, which ``judgerisk verify`` reads.
 
+A panel of one judge in both orders (``original`` and ``swap``) has no panel signals; its report
+is ``judgerisk/reports/one_judge_report.md``: Bidirectional Preference Entropy per item and
+SCOPE's certified selection (:func:`report_table` says which table a panel gets).
+
 The notebook-to-HTML step is nbconvert's ``HTMLExporter`` (the ``book`` extra).
 """
 
@@ -30,7 +34,10 @@ from judgerisk.provenance import command_text
 
 __all__ = [
     "REPORT_NOTEBOOK",
+    "ONE_JUDGE_NOTEBOOK",
     "REPORT_DEFAULTS",
+    "one_judge_in_both_orders",
+    "report_table",
     "report_notebook_path",
     "render_report",
     "notebook_to_html",
@@ -41,11 +48,67 @@ __all__ = [
 
 #: Package-relative location of the report notebook.
 REPORT_NOTEBOOK = "reports/panel_report.md"
+#: Package-relative location of the report notebook for one judge in both orders.
+ONE_JUDGE_NOTEBOOK = "reports/one_judge_report.md"
 
 
-def report_notebook_path() -> Path:
-    """Filesystem path of the packaged report notebook."""
-    return Path(str(resources.files("judgerisk").joinpath(REPORT_NOTEBOOK)))
+def report_notebook_path(one_judge: bool = False) -> Path:
+    """Filesystem path of the packaged report notebook (``one_judge``: the BPE report's)."""
+    name = ONE_JUDGE_NOTEBOOK if one_judge else REPORT_NOTEBOOK
+    return Path(str(resources.files("judgerisk").joinpath(name)))
+
+
+def one_judge_in_both_orders(panel: pd.DataFrame) -> bool:
+    """Whether a panel is one judge in both orders: one judge in ``original``, and a ``swap``.
+
+    Such a panel cannot be scored as a panel (consensus and conflict need two judges); its
+    report is the single-judge one: BPE and SCOPE (SCOPE paper, book chapter 9).
+    """
+    judges = pd.unique(panel.loc[panel["condition"] == "original", "judge"])
+    return len(judges) == 1 and "swap" in set(panel["condition"])
+
+
+def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> pd.DataFrame:
+    """The table a report embeds and ``judgerisk verify`` recomputes, indexed by item.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A validated panel.
+    params : dict
+        The report's parameters (:class:`judgerisk.options.ReportSettings`).
+    progress : bool, default False
+
+    Returns
+    -------
+    pandas.DataFrame
+        For a panel of two or more judges, :func:`judgerisk.certified.score_panel`'s score
+        table (``n_seeds`` repetitions of 5-fold cross-fitting). For one judge in both orders
+        (:func:`one_judge_in_both_orders`), :func:`judgerisk.importers.cli.bpe_table` of every
+        item (an item seen in one order only has no BPE: empty cells) with its ``gold`` when
+        the panel has one. Scored on one BLAS thread, so the numbers do not depend on the
+        machine's thread count.
+    """
+    with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
+        if one_judge_in_both_orders(panel):
+            from judgerisk.importers.cli import bpe_table
+
+            table = bpe_table(panel).set_index("item").reindex(pd.unique(panel["item"]))
+            table.index.name = "item"
+            table["judge"] = table["judge"].fillna(panel["judge"].iloc[0])
+            if "gold" in panel.columns:
+                table["gold"] = panel.groupby("item", sort=False)["gold"].first()
+            return table
+        from judgerisk.certified import accelerate_options, score_panel
+
+        settings = {**REPORT_DEFAULTS, **params}  # a record may predate a parameter
+        return score_panel(
+            panel,
+            n_seeds=settings["n_seeds"],
+            seed=settings["seed"],
+            scur_options=accelerate_options(settings["accelerate"]),
+            progress=progress,
+        )
 
 
 _CSS = """
@@ -149,12 +212,14 @@ def notebook_error(exc: BaseException, notebook: str = "the notebook") -> Except
     return RuntimeError(f"cell {exc.exec_count} of {notebook} failed: {exc.ename}: {exc.evalue}")
 
 
-def _scores_link(scores_csv: Path) -> str:
+def _scores_link(scores_csv: Path, one_judge: bool = False) -> str:
     data = base64.b64encode(scores_csv.read_bytes()).decode("ascii")
+    what, command = ("BPE table", "bpe") if one_judge else ("score table", "score")
     return (
-        f'<p><a id="{_SCORES_ID}" download="scores.csv" href="data:text/csv;base64,{data}">'
-        "Download the score table (csv)</a>: every item's risk scores and verdicts, the table "
-        "<code>judgerisk score</code> writes.</p>"
+        f'<p><a id="{_SCORES_ID}" download="{command}.csv" href="data:text/csv;base64,{data}">'
+        f"Download the {what} (csv)</a>: every item's "
+        + ("BPE and bidirectional verdict" if one_judge else "risk scores and verdicts")
+        + f", the table <code>judgerisk {command}</code> writes.</p>"
     )
 
 
@@ -254,7 +319,8 @@ def render_report(
     record = make_record(
         command, {"command": "report", **params}, {"panel": (panel_path, len(panel))}, started
     )
-    nb = jupytext.read(report_notebook_path())
+    one_judge = scores.attrs["one_judge"]
+    nb = jupytext.read(report_notebook_path(one_judge))
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
@@ -275,15 +341,20 @@ def render_report(
             "warnings_text": scores.attrs.get("warnings", []),
             "provenance": reproduce,
         }
+        if one_judge:  # no panel scores: the LMM's settings do not apply
+            nb_params = {k: v for k, v in nb_params.items() if k not in ("n_seeds", "accelerate")}
         executed = run_notebook(
             nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
-        final = finish_record(
-            record, {"n_items": int(panel["item"].nunique()), "seeds": scores.attrs["seeds"]}
-        )
+        settings: dict[str, Any] = {"n_items": int(panel["item"].nunique())}
+        if one_judge:
+            settings["kind"] = "one judge in both orders"
+        else:
+            settings["seeds"] = scores.attrs["seeds"]
+        final = finish_record(record, settings)
         executed.metadata.setdefault("judgerisk", {})["provenance"] = final
         page = notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}")
-        extra = _scores_link(scores_csv) + "\n" + html_record_tag(final) + "\n"
+        extra = _scores_link(scores_csv, one_judge) + "\n" + html_record_tag(final) + "\n"
         page = page.replace("\n</body></html>", "\n" + extra + "</body></html>")
         atomic_write(output, lambda t: t.write_text(page, encoding="utf-8"))
         if keep_notebook is not None:
@@ -294,32 +365,39 @@ def render_report(
 def _score_before_kernel(
     panel, params: dict, progress: bool, announce: Callable[[str], object] | None = None
 ):
-    """The report's score table, computed here so that bad input fails before the kernel.
+    """The report's table (:func:`report_table`), computed here so that bad input fails early.
 
     The notebook then reads it (``scores_path``) instead of scoring again. Warnings of the
-    scoring (thin items, dropped signals) are shown in the report's warnings cell.
+    scoring (thin items, dropped signals, ties, a judge that looks unflipped) are shown in the
+    report's warnings cell.
     """
     import warnings
 
-    from judgerisk.certified import accelerate_options, score_panel
+    from judgerisk.orientation import check_orientation, tie_message
 
+    one = one_judge_in_both_orders(panel)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_scorable(panel)
+        if one:
+            if (ties := tie_message(panel)) is not None:
+                warnings.warn(ties, UserWarning, stacklevel=2)
+            check_orientation(panel)
+            doing = (
+                f"one judge in both orders: computing the BPE of {panel['item'].nunique()} "
+                "items (the per-item table alone: judgerisk bpe), then running the one-judge "
+                "report notebook"
+            )
+        else:
+            check_scorable(panel)
+            doing = (
+                f"scoring {panel['item'].nunique()} items with {params['n_seeds']} repetition(s) "
+                "of 5-fold cross-fitting, then running the report notebook"
+            )
         if announce is not None:
-            announce(
-                f"scoring {panel['item'].nunique()} items with {params['n_seeds']} repetition(s) of 5-fold cross-fitting, "
-                "then running the report notebook"
-            )
-        with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
-            scores = score_panel(
-                panel,
-                n_seeds=params["n_seeds"],
-                seed=params["seed"],
-                scur_options=accelerate_options(params["accelerate"]),
-                progress=progress,
-            )
+            announce(doing)
+        scores = report_table(panel, params, progress)
     scores.attrs["warnings"] = sorted({str(w.message) for w in caught if w.category is UserWarning})
+    scores.attrs["one_judge"] = one
     return scores
 
 

@@ -13,7 +13,8 @@ answers the question a user brings, *which verdicts can I trust?*, with these he
 - :func:`show_warnings_as_notes`: warnings raised while the report runs become sentences of the
   report (never a raw ``UserWarning`` with the kernel's temporary path);
 - :func:`small_sample_caution`: a caution, with its numbers, when the labelled items or the
-  errors among them are too few for the AUROC and certification tables.
+  errors among them are too few for the AUROC and certification tables;
+- :func:`reproduce_html`: the closing "Reproduce this report" section from the run's record.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "certified_text",
     "auroc_standard_error",
     "small_sample_caution",
+    "reproduce_html",
 ]
 
 #: Fewer labelled items than this draws the small-sample caution.
@@ -179,11 +181,17 @@ def certify_unlabelled(
     return decisions, [note_text(w.message) for w in caught]
 
 
-def certified_text(decisions: pd.DataFrame, scores: pd.DataFrame, score: str = "scur") -> str:
+def certified_text(
+    decisions: pd.DataFrame,
+    scores: pd.DataFrame,
+    score: str = "scur",
+    who: str = "the majority verdict",
+) -> str:
     """What :func:`certify_unlabelled` certified, in words, with the coverage paid.
 
     The threshold is printed with enough decimals to tell it from the closest scores on either
-    side, and as the rank of the riskiest accepted item.
+    side, and as the rank of the riskiest accepted item. ``who`` names the certified verdict
+    (the one-judge report: "the judge's bidirectional verdict").
     """
     test = decisions[decisions["role"] == "test"]
     cal = decisions[decisions["role"] == "calibration"]
@@ -191,7 +199,7 @@ def certified_text(decisions: pd.DataFrame, scores: pd.DataFrame, score: str = "
     n_test, n_acc = len(test), int(test["accepted"].sum())
     head = (
         f"{len(cal)} items carry gold; they calibrate SCOPE at α = {alpha:g} "
-        f"(the majority verdict is wrong on {int(cal['error'].sum())} of them). "
+        f"({who} is wrong on {int(cal['error'].sum())} of them). "
     )
     if not bool(decisions["feasible"].iloc[0]):
         return head + (
@@ -241,7 +249,9 @@ def auroc_standard_error(auc: float, n_errors: int, n_correct: int) -> float:
     return math.sqrt(max(var, 0.0) / (n_errors * n_correct))
 
 
-def small_sample_caution(n_labelled: int, n_errors: int, alpha: float) -> str | None:
+def small_sample_caution(
+    n_labelled: int, n_errors: int, alpha: float, who: str = "the majority verdict"
+) -> str | None:
     """A caution when the labelled items are too few for the report's AUROC and SCOPE tables.
 
     Drawn when fewer than :data:`MIN_LABELLED` items carry gold, or fewer than
@@ -270,7 +280,7 @@ def small_sample_caution(n_labelled: int, n_errors: int, alpha: float) -> str | 
     )
     need = math.ceil(1 / alpha)
     return (
-        f"**Caution: small sample.** {n_labelled} item(s) carry gold and the majority verdict "
+        f"**Caution: small sample.** {n_labelled} item(s) carry gold and {who} "
         f"is wrong on {n_errors} of them. {auroc_part} SCOPE accepts nothing at α = {alpha:g} "
         f"until at least {need} calibration items are right, and the check below calibrates on "
         f"half of the {n_labelled}. The certificate still holds in expectation, but with so few "
@@ -278,4 +288,36 @@ def small_sample_caution(n_labelled: int, n_errors: int, alpha: float) -> str | 
         "and the tables below as an illustration, not as evidence, and label at least "
         f"{MIN_LABELLED} items, with at least {MIN_ERRORS} errors among them, before relying on "
         "them."
+    )
+
+
+def reproduce_html(provenance: dict | None) -> str:
+    """The "Reproduce this report" section: command, input checksums, parameters, versions.
+
+    Every string from the record is escaped, so a file name cannot inject markup.
+    """
+    esc = html.escape
+    if provenance is None:
+        return "<p>Run from the notebook itself: no command line to show.</p>"
+    env = provenance["environment"]
+    inputs = "".join(
+        f"<li>{esc(str(role))}: <code>{esc(str(entry['path']))}</code>, sha256 "
+        f"<code>{esc(str(entry['sha256']))}</code>, {esc(str(entry['rows']))} rows</li>"
+        for role, entry in sorted(provenance["inputs"].items())
+    )
+    libs = ", ".join(f"{k} {v}" for k, v in sorted(env.items()) if v and k != "platform")
+    version = provenance["judgerisk"]["version"]
+    commit = provenance["judgerisk"].get("git_commit")
+    params = ", ".join(f"{k}={v!r}" for k, v in sorted(provenance["parameters"].items()))
+    return (
+        "<p>This report was produced by</p>"
+        f"<pre>{esc(provenance['command_text'])}</pre>"
+        f"<p>with judgerisk {esc(str(version))}"
+        f"{esc(f' (commit {commit[:12]})') if commit else ''}, "
+        f"started {esc(str(provenance['started']))}.</p><p>Input:</p><ul>{inputs}</ul>"
+        f"<p>Parameters: {esc(params)}.</p>"
+        f"<p>Versions: {esc(libs)}; {esc(str(env['platform']))}.</p>"
+        "<p>Run the same command to regenerate it, or <code>judgerisk verify REPORT.html</code> "
+        "to check that it reproduces (the input's checksum, every score recomputed, and every "
+        "number and figure of this page regenerated and compared).</p>"
     )

@@ -185,7 +185,13 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """The output table recomputed from the record's inputs and parameters."""
     params = record["parameters"]
     command = params.get("command")
-    if command in ("score", "report"):
+    if command == "report":
+        from judgerisk.report import report_table
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return report_table(loaded["panel"], params).reset_index()
+    if command == "score":
         from judgerisk.certified import accelerate_options, score_panel
 
         aggregators = params.get("aggregators", "majority,dawid_skene")

@@ -56,3 +56,19 @@ def test_confidence_metrics_legend_in_its_own_cell():
     assert all(ax.get_legend() is None for ax in axes.ravel()[:3])
     assert axes[1, 1].get_legend() is not None and not axes[1, 1].axison
     assert len(axes[1, 1].get_legend().get_texts()) == 2
+
+
+def test_score_histogram_keeps_unlabelled_items_apart_from_the_errors():
+    from judgerisk.plots.certified import plot_score_distribution
+
+    scores = pd.DataFrame({"bpe": np.linspace(0.0, 0.69, 10)}, index=range(10))
+    error = pd.Series([False, False, True, False], index=[0, 1, 2, 3])  # 4 labelled, 1 wrong
+    fig = plot_score_distribution(scores, "bpe", error=error)
+    legend = fig.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["right", "wrong", "no gold"]
+    # (the six items without gold were drawn as "wrong" before: no "no gold" group)
+    labelled_only = plot_score_distribution(scores.loc[:3], "bpe", error=error)
+    assert [t.get_text() for t in labelled_only.axes[0].get_legend().get_texts()] == [
+        "right",
+        "wrong",
+    ]

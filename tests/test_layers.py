@@ -59,6 +59,7 @@ LAYERS: dict[str, int] = {
     "judgerisk.record_checks": COMMANDS,  # verify's checks of a record
     "judgerisk.report_check": COMMANDS,  # verify's check of a report's visible tables
     "judgerisk.report_content": COMMANDS,
+    "judgerisk.report_one_judge": COMMANDS,  # the one-judge report's sentences and tables
     "judgerisk.render": COMMANDS,
     "judgerisk.claims": PRESENTATION,  # the book's checked direction sentences
 }

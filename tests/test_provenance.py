@@ -16,6 +16,7 @@ import pytest
 from judgerisk.cli import main
 from judgerisk.provenance import (
     LIBRARIES,
+    command_text,
     make_record,
     read_record,
     sha256_file,
@@ -130,9 +131,14 @@ def test_compare_tables_tolerance_and_text():
 def test_report_section_and_manifest_record(tmp_path):
     from judgerisk.extract.parts import write_manifest
     from judgerisk.report import report_notebook_path
+    from judgerisk.report_content import reproduce_html
 
-    text = report_notebook_path().read_text()
-    assert "## Reproduce this report" in text and "command_text" in text
+    for one_judge in (False, True):
+        text = report_notebook_path(one_judge).read_text()
+        assert "## Reproduce this report" in text and "reproduce_html(provenance)" in text
+    record = make_record(["judgerisk", "report", "p<1>.csv", "-o", "r.html"], {"n": 1}, {}, None)
+    page = reproduce_html({**record, "command_text": command_text(record)})
+    assert "judgerisk report" in page and "p&lt;1&gt;.csv" in page and "<1>" not in page
     write_manifest(tmp_path, {"judge": "tiny", "template": "abc"})
     rec = read_record(tmp_path / "manifest.json")
     assert rec["parameters"]["judge"] == "tiny" and rec["judgerisk"]["version"]

@@ -72,11 +72,15 @@ def _run_import(args: argparse.Namespace) -> int:
     print(f"  dropped: {dropped}", file=err)
     print(f"  ties: {ties['total']} of {ties['cells']} cells (p = 1/2)", file=err)
     s = info["shape"]
-    nxt = "bpe" if s["judges"] < 2 else "report"
+    nxt = f"next: judgerisk report {args.output} -o report.html"
+    if s["judges"] < 2 and "swap" in s["conditions"]:
+        nxt += (
+            " (one judge in both orders: its BPE and SCOPE report; the per-item table alone: "
+            f"judgerisk bpe {args.output} -o bpe.csv)"
+        )
     print(
         f"wrote {args.output}: {s['items']} items x {s['judges']} judge(s) x "
-        f"{len(s['conditions'])} condition(s) ({len(panel)} rows); next: judgerisk {nxt} "
-        f"{args.output} -o {'bpe.csv' if nxt == 'bpe' else 'report.html'}",
+        f"{len(s['conditions'])} condition(s) ({len(panel)} rows); {nxt}",
         file=err,
     )
     return 0
@@ -127,14 +131,16 @@ def bpe_table(
     fwd, rev = both[ORIGINAL].to_numpy(), both[_SWAP].to_numpy()
     sig = bpe(fwd, rev)
     p_bar = np.where(sig.pred == 1, sig.confidence, 1.0 - sig.confidence)
-    # p_bar = 1/2 exactly iff logit_fwd = -logit_rev: a tie, never silently A
+    # p_bar = 1/2 iff logit_fwd = -logit_rev: a tie, never silently A. Hard verdicts make the
+    # two logits opposite only up to rounding (logit(0.95) != -logit(0.05) in floating point)
+    tie = np.isclose(fwd, -rev, rtol=1e-9, atol=1e-12)
     out = pd.DataFrame(
         {
             "logit_fwd": fwd,
             "logit_rev": rev,
-            "bpe": sig.score,
-            "p_bar": p_bar,
-            "verdict": np.where(fwd == -rev, "tie", np.where(sig.pred == 1, "A", "B")),
+            "bpe": np.where(tie, np.log(2.0), sig.score),
+            "p_bar": np.where(tie, 0.5, p_bar),
+            "verdict": np.where(tie, "tie", np.where(sig.pred == 1, "A", "B")),
         },
         index=both.index,
     ).reset_index()

@@ -133,6 +133,10 @@ def plot_fdp_spread(table: pd.DataFrame, method: str = "scope") -> plt.Figure:
     return fig
 
 
+#: Colour of the items without a gold label in :func:`plot_score_distribution`.
+NO_GOLD_COLOR = "#9e9e9e"
+
+
 def plot_score_distribution(
     scores: pd.DataFrame, column: str = "scur", error: pd.Series | None = None
 ) -> plt.Figure:
@@ -144,7 +148,8 @@ def plot_score_distribution(
         :func:`judgerisk.certified.score_panel` output (indexed by item).
     column : str, default "scur"
     error : pandas.Series of bool, optional
-        By item; colours the histogram (panel verdict wrong / right).
+        By item; colours the histogram (panel verdict wrong / right). Items it does not
+        hold (no gold label) are their own group, "no gold", never counted as right or wrong.
 
     Returns
     -------
@@ -155,16 +160,21 @@ def plot_score_distribution(
     fig, ax = style.subplots(height=3.4)
     bins = np.linspace(np.nanmin(values), np.nanmax(values) + 1e-12, 31)
     if error is not None:
-        frame["verdict"] = np.where(error.reindex(frame.index).astype(bool), "wrong", "right")
+        known = error.reindex(frame.index)
+        frame["verdict"] = known.map({True: "wrong", False: "right"}).fillna("no gold")
+        palette = {"right": style.color("correct"), "wrong": style.color("error")}
+        palette["no gold"] = NO_GOLD_COLOR
+        order = [v for v in ("right", "wrong", "no gold") if (frame["verdict"] == v).any()]
         sns.histplot(
             data=frame,
             x=column,
             hue="verdict",
+            hue_order=order,
             bins=bins,
             stat="density",
             common_norm=False,
             element="step",
-            palette={"right": style.color("correct"), "wrong": style.color("error")},
+            palette={v: palette[v] for v in order},
             ax=ax,
         )
     else:
