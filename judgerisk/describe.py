@@ -65,14 +65,18 @@ def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
 
 
 def flip_rates(panel: pd.DataFrame) -> pd.DataFrame:
-    """How often each judge's verdict flips between the two conditions of a family pair.
+    r"""How often each judge's verdict flips between the two conditions of a family pair.
+
+    A flip is :math:`|v_c - v_{c'}|` with the contract's verdicts :math:`v \in \{1, \tfrac12,
+    0\}` (A, tie, B): A against B is one flip, a tie against A or B half a flip (the tie policy
+    of every vote-based quantity: half a vote for each answer), a tie against a tie none.
 
     Returns
     -------
     pandas.DataFrame
-        Rows ``family, pair, judge, n_pairs, flip_rate``: the share of items whose binary
-        verdict differs between conditions ``c`` and ``c'`` (both observed). Families
-        with no pair present are absent.
+        Rows ``family, pair, judge, n_pairs, flip_rate``: the mean flip over the items seen in
+        both conditions ``c`` and ``c'`` (the share of items whose verdict changes, when
+        there is no tie). Families with no pair present are absent.
     """
     wide = panel.pivot_table(index=["item", "judge"], columns="condition", values="verdict")
     rows = []
@@ -81,7 +85,8 @@ def flip_rates(panel: pd.DataFrame) -> pd.DataFrame:
             if c not in wide.columns or c_prime not in wide.columns:
                 continue
             both = wide[[c, c_prime]].dropna()
-            flips = (both[c] != both[c_prime]).groupby(level="judge").agg(["size", "mean"])
+            flip = (both[c] - both[c_prime]).abs()  # a tie: half a flip against A or B
+            flips = flip.groupby(level="judge").agg(["size", "mean"])
             for judge, (n, rate) in flips.iterrows():
                 rows.append((family, f"{c} vs {c_prime}", judge, int(n), float(rate)))
     return pd.DataFrame(rows, columns=["family", "pair", "judge", "n_pairs", "flip_rate"])

@@ -408,6 +408,24 @@ def test_tie_cells_are_their_own_value_in_matched_votes():
     assert consensus_share(votes)["y"] == pytest.approx(0.5)
 
 
+def test_a_tie_is_half_a_flip_under_the_swap():
+    from judgerisk.describe import flip_rates
+    from judgerisk.panel import validate_panel
+
+    # item 1: A then B (a flip); item 2: A then tie (half); item 3: tie then tie (none)
+    panel = pd.DataFrame(
+        {
+            "item": [1, 1, 2, 2, 3, 3],
+            "judge": "j",
+            "condition": ["original", "swap"] * 3,
+            "logit": [2.0, -1.0, 1.0, 0.0, 0.0, 0.0],
+        }
+    )
+    rates = flip_rates(validate_panel(panel, conditions=None))
+    assert rates["flip_rate"].tolist() == [pytest.approx(1.5 / 3)]  # was 2/3: a tie was a flip
+    assert rates["n_pairs"].tolist() == [3]
+
+
 def test_tie_effect_counts_what_half_votes_change():
     from judgerisk.describe import tie_effect
 
