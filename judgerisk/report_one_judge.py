@@ -33,6 +33,7 @@ __all__ = [
     "one_judge_riskiest",
     "one_judge_certify",
     "one_judge_validity",
+    "validity_table",
 ]
 
 
@@ -142,3 +143,20 @@ def one_judge_validity(
     valid = within_guarantee(out["risk_mean"], out["alpha"], out["risk_se"])
     out["valid"] = pd.Series(valid).astype("boolean").where(out["method"].eq("scope"), pd.NA)
     return out.set_index(["method", "alpha"])
+
+
+def validity_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """:func:`one_judge_validity` for people: readable headers, the guarantee in words.
+
+    ``guarantee met`` is "yes" / "no" on SCOPE's rows and "none" on the naive rule's, which
+    certifies nothing.
+    """
+    from judgerisk.plots.certified import CERTIFIED_HEADERS
+
+    cols = ["coverage_mean", "risk_mean", "risk_se", "valid"]
+    out = summary[cols].copy()
+    out["valid"] = out["valid"].map({True: "yes", False: "no"}).fillna("none")
+    out["risk_se"] = out["risk_se"].map(lambda v: f"{v:.4g}" if pd.notna(v) else "–")
+    out = out.rename(columns={c: CERTIFIED_HEADERS[c] for c in cols})
+    out.index = out.index.set_names(["method", "α"])
+    return out

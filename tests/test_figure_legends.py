@@ -64,9 +64,11 @@ def test_score_histogram_keeps_unlabelled_items_apart_from_the_errors():
     scores = pd.DataFrame({"bpe": np.linspace(0.0, 0.69, 10)}, index=range(10))
     error = pd.Series([False, False, True, False], index=[0, 1, 2, 3])  # 4 labelled, 1 wrong
     fig = plot_score_distribution(scores, "bpe", error=error)
-    legend = fig.axes[0].get_legend()
-    assert [t.get_text() for t in legend.get_texts()] == ["right", "wrong", "no gold"]
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert texts == ["right", "wrong", "no gold"]
     # (the six items without gold were drawn as "wrong" before: no "no gold" group)
+    as_int = plot_score_distribution(scores, "bpe", error=error.astype("int8"))  # error_labels
+    assert [t.get_text() for t in as_int.axes[0].get_legend().get_texts()] == texts
     labelled_only = plot_score_distribution(scores.loc[:3], "bpe", error=error)
     assert [t.get_text() for t in labelled_only.axes[0].get_legend().get_texts()] == [
         "right",

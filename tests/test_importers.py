@@ -448,7 +448,7 @@ def test_report_on_one_judge_in_two_orders_is_the_bpe_report(one_judge, tmp_path
     assert "one judge in both orders" in capsys.readouterr().err
     page = out.read_text(encoding="utf-8")
     assert "judgerisk report: one judge in both orders" in page
-    assert "SCOPE, checked on the labelled items" in page and "within α" in page
+    assert "SCOPE, checked on the labelled items" in page and "guarantee met" in page
     table = embedded_scores(out)
     assert len(table) == 24 and set(table["judge"]) == {"EleutherAI__pythia-2.8b"}
     assert table["gold"].notna().all()

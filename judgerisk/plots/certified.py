@@ -160,8 +160,10 @@ def plot_score_distribution(
     fig, ax = style.subplots(height=3.4)
     bins = np.linspace(np.nanmin(values), np.nanmax(values) + 1e-12, 31)
     if error is not None:
-        known = error.reindex(frame.index)
-        frame["verdict"] = known.map({True: "wrong", False: "right"}).fillna("no gold")
+        known = pd.to_numeric(error.reindex(frame.index), errors="coerce")  # bool or 0/1
+        frame["verdict"] = np.where(
+            known.isna(), "no gold", np.where(known.fillna(0) > 0, "wrong", "right")
+        )
         palette = {"right": style.color("correct"), "wrong": style.color("error")}
         palette["no gold"] = NO_GOLD_COLOR
         order = [v for v in ("right", "wrong", "no gold") if (frame["verdict"] == v).any()]
