@@ -63,6 +63,7 @@ __all__ = [
     "gold_labels",
     "encode_panel",
     "check_scorable",
+    "warn_ties_and_orientation",
     "atomic_write",
 ]
 
@@ -775,6 +776,19 @@ def encode_panel(panel: pd.DataFrame) -> PanelArrays:
     )
 
 
+def warn_ties_and_orientation(panel: pd.DataFrame) -> None:
+    """Warn with the panel's tie count and tie policy, and for each judge that looks unflipped.
+
+    The checks every panel gets before scoring, one judge or several
+    (:func:`judgerisk.orientation.tie_message`, :func:`judgerisk.orientation.check_orientation`).
+    """
+    from judgerisk.orientation import check_orientation, tie_message
+
+    if (ties := tie_message(panel)) is not None:
+        warnings.warn(ties, UserWarning, stacklevel=3)
+    check_orientation(panel)
+
+
 def check_scorable(panel: pd.DataFrame) -> None:
     """Refuse a panel that cannot be scored as a panel; warn where it is thin.
 
@@ -809,11 +823,7 @@ def check_scorable(panel: pd.DataFrame) -> None:
                 else ""
             )
         )
-    from judgerisk.orientation import check_orientation, tie_message
-
-    if (ties := tie_message(panel)) is not None:
-        warnings.warn(ties, UserWarning, stacklevel=2)
-    check_orientation(panel)
+    warn_ties_and_orientation(panel)
     per_item = orig.groupby("item", sort=False)["judge"].nunique()
     lonely = int((per_item < 2).sum())
     if lonely:

@@ -29,7 +29,13 @@ import pandas as pd
 
 from judgerisk.determinism import one_blas_thread
 from judgerisk.options import ReportSettings
-from judgerisk.panel import PanelError, atomic_write, check_scorable, load_panel
+from judgerisk.panel import (
+    PanelError,
+    atomic_write,
+    check_scorable,
+    load_panel,
+    warn_ties_and_orientation,
+)
 from judgerisk.provenance import command_text
 
 __all__ = [
@@ -373,15 +379,11 @@ def _score_before_kernel(
     """
     import warnings
 
-    from judgerisk.orientation import check_orientation, tie_message
-
     one = one_judge_in_both_orders(panel)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if one:
-            if (ties := tie_message(panel)) is not None:
-                warnings.warn(ties, UserWarning, stacklevel=2)
-            check_orientation(panel)
+            warn_ties_and_orientation(panel)
             doing = (
                 f"one judge in both orders: computing the BPE of {panel['item'].nunique()} "
                 "items (the per-item table alone: judgerisk bpe), then running the one-judge "

@@ -125,12 +125,11 @@ def one_judge_validity(
     """
     from judgerisk.selective.protocol import split_protocol, summarize_protocol, within_guarantee
 
-    sub = table[table["gold"].notna() & table["bpe"].notna()]
-    gold = sub["gold"].to_numpy()
-    other = np.where(gold == "A", "B", "A")
-    preds = np.where(sub["verdict"] == "tie", other, sub["verdict"])
+    errors = one_judge_errors(table)
+    gold = table.loc[errors.index, "gold"].to_numpy()
+    preds = np.where(errors, np.where(gold == "A", "B", "A"), gold)  # a tie: the wrong label
     runs = split_protocol(
-        sub["bpe"].to_numpy(),
+        table.loc[errors.index, "bpe"].to_numpy(),
         preds,
         gold,
         alphas=alphas,

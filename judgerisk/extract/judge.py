@@ -30,6 +30,21 @@ from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verd
 __all__ = ["GeneratingJudge", "HFJudge", "Judge", "VerdictLogprobs", "as_judge"]
 
 
+def render_with_template(
+    judge: Any, conversations: Sequence[list[dict]], assistant_prefill: str = ""
+) -> list[str]:
+    """A judge's prompts: its ``tokenizer``'s (or its ``chat_template``) chat template, thinking
+    disabled, the assistant turn opened with ``assistant_prefill`` (the in-process judges and the
+    OpenAI-compatible backend's completion endpoint render the same text)."""
+    return render_chats(
+        judge.tokenizer,
+        list(conversations),
+        enable_thinking=False,
+        chat_template=judge.chat_template,
+        assistant_prefill=assistant_prefill,
+    )
+
+
 class VerdictLogprobs(NamedTuple):
     """Verdict log-probabilities of a batch of prompts, in the order given.
 
@@ -181,13 +196,7 @@ class HFJudge:
         self, conversations: Sequence[list[dict]], *, assistant_prefill: str = ""
     ) -> list[str]:
         """Render with the tokenizer's (or the given) chat template, thinking disabled."""
-        return render_chats(
-            self.tokenizer,
-            list(conversations),
-            enable_thinking=False,
-            chat_template=self.chat_template,
-            assistant_prefill=assistant_prefill,
-        )
+        return render_with_template(self, conversations, assistant_prefill)
 
     def verdict_logprobs(
         self, texts: Sequence[str], verdicts: tuple[str, str] = ("A", "B")

@@ -34,8 +34,7 @@ from typing import Any
 import numpy as np
 
 from judgerisk.extract.fingerprint import text_sha256
-from judgerisk.extract.judge import VerdictLogprobs
-from judgerisk.extract.prompts import render_chats
+from judgerisk.extract.judge import VerdictLogprobs, render_with_template
 from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
 
 __all__ = ["OpenAIJudge", "ServerError", "match_verdict"]
@@ -254,13 +253,7 @@ class OpenAIJudge:
                 json.dumps({"messages": list(c), "prefill": assistant_prefill}, sort_keys=True)
                 for c in conversations
             ]
-        return render_chats(
-            self.tokenizer,
-            list(conversations),
-            enable_thinking=False,
-            chat_template=self.chat_template,
-            assistant_prefill=assistant_prefill,
-        )
+        return render_with_template(self, conversations, assistant_prefill)
 
     def _payload(self, text: str) -> dict:
         base = {"model": self.model, "max_tokens": 1, "temperature": 0.0}
