@@ -564,7 +564,36 @@ def _read_csv(path: Path) -> pd.DataFrame:
     dtype = {c: str for c in _ID_COLUMNS if c in names}
     na = {c: [""] if c in _NAME_COLUMNS else list(_CSV_NA) for c in names}
     table = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=na)
+    _check_last_row(path, len(names), len(table))
     return _ids_as_given(table)
+
+
+def _check_last_row(path: Path, n_columns: int, n_rows: int) -> None:
+    """Refuse a csv cut off in its last row (no final newline and fewer fields than the header).
+
+    pandas fills a short row's missing fields with NaN, so a file cut short by an interrupted
+    write or download would otherwise lose the last row's values silently (an optional ``gold``
+    simply vanishes).
+    """
+    import csv
+
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        size = f.tell()
+        f.seek(max(0, size - 65536))
+        tail = f.read()
+    if not n_rows or not tail or tail.endswith((b"\n", b"\r")):
+        return
+    last = tail.rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace")
+    if last.count('"') % 2:  # inside a quoted field that spans lines: cannot tell, keep it
+        return
+    fields = next(csv.reader([last]), [])
+    if len(fields) < n_columns:
+        raise PanelError(
+            f"{path}: the file ends in the middle of row {n_rows - 1} (its last line has "
+            f"{len(fields)} of the header's {n_columns} fields and no line end): it looks "
+            "truncated; write it again"
+        )
 
 
 class _DuplicateKeyError(ValueError):

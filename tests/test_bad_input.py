@@ -555,3 +555,23 @@ def test_fuzz_importers_end_in_panel_error_or_a_valid_panel(fmt, n_bad, truncate
         assert record["format"] == fmt
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_csv_cut_off_in_its_last_row_is_refused(tmp_path, capsys):
+    text = "item,judge,condition,logit,gold\n1,j,original,0.5,A\n1,j,swap,-0.25,A\n"
+    whole = tmp_path / "whole.csv"
+    whole.write_text(text)
+    cut = tmp_path / "cut.csv"
+    cut.write_text(text[:-4])  # the interrupted write lost "5,A\n": gold and the line end
+    with pytest.raises(PanelError, match=r"cut.csv: the file ends in the middle of row 1 .*4 of"):
+        read_table(cut)
+    assert main(["bpe", str(cut), "-o", str(tmp_path / "b.csv")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "looks truncated" in err
+    # no final line end with every field, or a quoted field spanning lines: kept as written
+    (tmp_path / "no_eol.csv").write_text(text.rstrip("\n"))
+    assert read_table(tmp_path / "no_eol.csv")["gold"].tolist() == ["A", "A"]
+    quoted = 'item,note\n1,"two\nlines"'
+    (tmp_path / "quoted.csv").write_text(quoted)
+    assert read_table(tmp_path / "quoted.csv")["note"].tolist() == ["two\nlines"]
+    assert len(read_table(whole)) == 2
