@@ -415,9 +415,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
-
 
 # ----------------------------------------------------------------- chapter parameters
 @dataclass(frozen=True)
@@ -495,3 +492,7 @@ def parameters_markdown(sources: list[Path], timings: dict | None = None) -> str
             lines.append(f"| `{p.name}` | `{_md_cell(p.default)}` | {_md_cell(p.help) or '–'} |")
         lines.append("")
     return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
