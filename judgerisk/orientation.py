@@ -21,7 +21,7 @@ import pandas as pd
 
 from judgerisk.options import FAMILIES
 
-__all__ = ["count_ties", "check_orientation", "order_disagreement", "tie_message"]
+__all__ = ["NAMED_JUDGES", "count_ties", "check_orientation", "order_disagreement", "tie_message"]
 
 
 def count_ties(panel: pd.DataFrame) -> dict[str, int]:
@@ -65,34 +65,67 @@ def order_disagreement(panel: pd.DataFrame) -> pd.DataFrame:
         b = panel.loc[panel["condition"] == shown, ["item", "judge", "logit"]]
         both = a.merge(b, on=["item", "judge"], suffixes=("_s", "_o"))
         differ = np.sign(both["logit_s"]) * np.sign(both["logit_o"]) < 0
-        for judge, d in differ.groupby(both["judge"], sort=True):
-            rows.append(
+        per = differ.groupby(both["judge"], sort=True).agg(["size", "mean"])
+        rows.append(
+            pd.DataFrame(
                 {
-                    "judge": judge,
+                    "judge": per.index,
                     "swapped": swapped,
                     "shown": shown,
-                    "n_items": len(d),
-                    "disagree": float(d.mean()),
+                    "n_items": per["size"].to_numpy(),
+                    "disagree": per["mean"].to_numpy(np.float64),
                 }
             )
-    return pd.DataFrame(rows, columns=["judge", "swapped", "shown", "n_items", "disagree"])
+        )
+    columns = ["judge", "swapped", "shown", "n_items", "disagree"]
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
+
+
+#: Flagged judges of one order pair named one by one; more get one note for them all.
+NAMED_JUDGES = 3
 
 
 def check_orientation(panel: pd.DataFrame) -> list[str]:
     """Warn, naming each judge whose canonical verdicts flip under an order swap on > 1/2 its items.
 
+    Up to :data:`NAMED_JUDGES` judges of an order pair get a warning each; more (a crowd of
+    judges seen on a few items each, where a share above 1/2 is often chance) get one note for
+    them all, with their count, their pooled share and the first few names.
+
     Returns the warning messages (also issued as ``UserWarning``).
     """
     messages = []
-    for r in order_disagreement(panel).itertuples():
-        if r.n_items and r.disagree > 0.5:
-            msg = (
-                f"judge {r.judge!r}: its verdicts in '{r.swapped}' disagree with '{r.shown}' on "
-                f"{r.disagree:.0%} of {r.n_items} items; the likely cause is that the swapped "
-                "verdicts were not mapped back to the original order (in a swapped prompt the "
-                "judge's 'A' is the original B: the canonical p is P('B')); if they were, the "
-                "judge mostly picks one position whatever the answers (a position bias)"
+    table = order_disagreement(panel)
+    cause = (
+        "the likely cause is that the swapped verdicts were not mapped back to the original "
+        "order (in a swapped prompt the judge's 'A' is the original B: the canonical p is "
+        "P('B')); if they were, the judge mostly picks one position whatever the answers (a "
+        "position bias)"
+    )
+    for (swapped, shown), rows in table.groupby(["swapped", "shown"], sort=False):
+        flagged = rows[(rows["n_items"] > 0) & (rows["disagree"] > 0.5)]
+        if len(flagged) <= NAMED_JUDGES:
+            texts = [
+                f"judge {r.judge!r}: its verdicts in '{swapped}' disagree with '{shown}' on "
+                f"{r.disagree:.0%} of {r.n_items} items; {cause}"
+                for r in flagged.itertuples()
+            ]
+        else:
+            n_pairs = int(flagged["n_items"].sum())
+            pooled = float((flagged["disagree"] * flagged["n_items"]).sum() / n_pairs)
+            first = ", ".join(
+                f"{r.judge!r} ({r.disagree:.0%} of {r.n_items})"
+                for r in flagged.head(NAMED_JUDGES).itertuples()
             )
+            texts = [
+                f"{len(flagged)} of {len(rows)} judges seen in both '{swapped}' and '{shown}': "
+                f"their verdicts in '{swapped}' disagree with '{shown}' on more than half of "
+                f"their items (together on {pooled:.0%} of {n_pairs} items; first: {first}); "
+                "for a judge seen on many "
+                f"items {cause}; a judge seen on a few items crosses one half by chance as "
+                "well (judgerisk.orientation.order_disagreement lists every judge)"
+            ]
+        for msg in texts:
             warnings.warn(msg, UserWarning, stacklevel=2)
             messages.append(msg)
     return messages

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from judgerisk.cells import CellTable, is_sparse
 from judgerisk.options import CONDITIONS, FAMILIES, ORIGINAL, InputError
 from judgerisk.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.validation import offending_rows
@@ -58,6 +59,8 @@ __all__ = [
     "read_table",
     "write_table",
     "to_wide",
+    "cell_table",
+    "wide_table",
     "to_long",
     "verdicts",
     "gold_labels",
@@ -753,6 +756,30 @@ def to_wide(panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL
     wide = sub.pivot(index="item", columns="judge", values=value)
     wide.columns.name = "judge"
     return wide.sort_index()
+
+
+def cell_table(panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> CellTable:
+    """:func:`judgerisk.panel.to_wide` held by its cells: items and judges sorted alike."""
+    sub = panel.loc[panel["condition"] == condition]
+    if sub.empty:
+        raise PanelError(f"no rows with condition {condition!r} in the panel")
+    row, items = pd.factorize(sub["item"], sort=True)
+    col, judges = pd.factorize(sub["judge"], sort=True)
+    index = pd.Index(items, name="item")
+    columns = pd.Index(judges, name="judge")
+    return CellTable.from_cells(index, columns, row, col, sub[value].to_numpy(np.float64))
+
+
+def wide_table(
+    panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL
+) -> pd.DataFrame | CellTable:
+    """The item x judge table of one condition: dense when its cells fill it, else by cells."""
+    sub = panel["condition"] == condition
+    n_items = panel.loc[sub, "item"].nunique()
+    n_judges = panel.loc[sub, "judge"].nunique()
+    if is_sparse(int(sub.sum()), n_items * n_judges):
+        return cell_table(panel, value, condition)
+    return to_wide(panel, value, condition)
 
 
 def to_long(wide: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> pd.DataFrame:

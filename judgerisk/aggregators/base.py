@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk._registry import Registry
+from judgerisk.cells import CellTable
 from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
 
 __all__ = [
@@ -58,6 +59,9 @@ class BaseAggregator(ABC):
     uses: ClassVar[Literal["verdict", "p"]] = "verdict"
     #: Whether :meth:`fit` learns parameters (False: the posterior of an item depends only on it).
     has_parameters: ClassVar[bool] = True
+    #: Whether :meth:`_fit` and :meth:`_posterior` also take a :class:`~judgerisk.cells.CellTable`
+    #: (a sparse panel's table, by its cells); a rule that does not gets the dense table.
+    supports_cells: ClassVar[bool] = False
 
     judges_: pd.Index
     posterior_: pd.Series
@@ -86,6 +90,7 @@ class BaseAggregator(ABC):
         ``probs`` (canonical probabilities, same shape) is optional side information that only
         rules which break ties by probability read (majority vote).
         """
+        table = self._dense_unless_supported(table)
         arr = self._check(table)
         if arr.shape[0] == 0 or arr.shape[1] == 0:
             raise ValueError(f"{type(self).__name__}: the table is empty (shape {arr.shape})")
@@ -97,15 +102,26 @@ class BaseAggregator(ABC):
     def _fit_with(self, arr: np.ndarray, table: pd.DataFrame, probs: pd.DataFrame) -> np.ndarray:
         return self._fit(arr, table)
 
+    def _dense_unless_supported(self, table: pd.DataFrame) -> pd.DataFrame:
+        if isinstance(table, CellTable) and not self.supports_cells:
+            return table.to_frame()
+        return table
+
     def posterior(self, table: pd.DataFrame) -> pd.Series:
         """P(A) for (new) items with the fitted parameters frozen.
 
         Fitted judges absent from ``table`` count as missing; judges not seen in fit are an error.
         """
         self._check_fitted()
+        table = self._dense_unless_supported(table)
         self._check(table)
         aligned = align_judges(table, self.judges_)
-        post = self._posterior(aligned.to_numpy(dtype=np.float64, na_value=np.nan))
+        arr = (
+            aligned
+            if isinstance(aligned, CellTable)
+            else aligned.to_numpy(np.float64, na_value=np.nan)
+        )
+        post = self._posterior(arr)
         return pd.Series(post, index=table.index.copy(), name="posterior")
 
     def fit_posterior(self, table: pd.DataFrame) -> pd.Series:

@@ -12,6 +12,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.cells import CellTable, is_sparse
 from judgerisk.validation import binary_indicators, check_votes
 
 __all__ = ["DawidSkene", "check_votes"]
@@ -31,6 +32,13 @@ def _log_likelihoods(
     # votes for A contribute log P(vote A | k); votes for B contribute log P(vote B | k).
     ll = y1 @ log_conf[:, :, 0] + y0 @ log_conf[:, :, 1]
     return ll + log_prior[None, :]
+
+
+def _indicators(arr: np.ndarray | CellTable):
+    """The vote matrices (for A, for B): dense arrays, or sparse ones for a :class:`CellTable`."""
+    if isinstance(arr, CellTable):
+        return arr.matrix(arr.values), arr.matrix(1.0 - arr.values)
+    return binary_indicators(arr)
 
 
 def _posterior_a(ll: np.ndarray) -> np.ndarray:
@@ -107,6 +115,8 @@ class DawidSkene(BaseAggregator):
     ['A', 'A', 'B', 'A']
     """
 
+    supports_cells = True
+
     def __init__(self, smoothing: float = 0.5, max_iter: int = 200, tol: float = 1e-7) -> None:
         self.smoothing = smoothing
         self.max_iter = max_iter
@@ -137,17 +147,18 @@ class DawidSkene(BaseAggregator):
             raise ValueError(f"smoothing must be >= 0, got {self.smoothing}")
         if self.max_iter < 1:
             raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
-        observed = ~np.isnan(arr)
-        n_obs = observed.sum(axis=1)
+        cells = isinstance(arr, CellTable)
+        n_obs = arr.row_count() if cells else (~np.isnan(arr)).sum(axis=1)
         if (n_obs == 0).any():
             empty = table.index[n_obs == 0][:10].tolist()
             raise ValueError(
                 f"{int((n_obs == 0).sum())} items have no vote to fit on; first: {empty}"
             )
-        y1, y0 = binary_indicators(arr)
-        share = y1.sum(axis=1) / n_obs
+        y1, y0 = _indicators(arr)
+        share = (arr.row_sum() if cells else y1.sum(axis=1)) / n_obs
         rho = np.clip(share, 1e-3, 1 - 1e-3)
-        if observed.mean() < 0.5:  # a crowdsourced table: EM costs what its votes cost
+        if not cells and is_sparse(int(n_obs.sum()), arr.size):
+            # a crowdsourced table: EM costs what its votes cost
             y1, y0 = sparse.csr_array(y1), sparse.csr_array(y0)
 
         converged = False
@@ -203,7 +214,7 @@ class DawidSkene(BaseAggregator):
     # -------------------------------------------------------------- prediction
     def _posterior(self, arr: np.ndarray) -> np.ndarray:
         """Posterior P(A) with the parameters frozen; items with no vote get ``prior_["A"]``."""
-        y1, y0 = binary_indicators(arr)
+        y1, y0 = _indicators(arr)
         return _posterior_a(_log_likelihoods(y1, y0, self._log_conf, self._log_prior))
 
     def __repr__(self) -> str:

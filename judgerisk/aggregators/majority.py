@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.cells import CellTable
 from judgerisk.validation import check_votes, to_labels
 
 __all__ = ["MajorityVote", "majority_vote"]
@@ -36,6 +37,7 @@ class MajorityVote(BaseAggregator):
     """
 
     has_parameters = False
+    supports_cells = True
 
     def __init__(self) -> None:
         pass
@@ -46,6 +48,10 @@ class MajorityVote(BaseAggregator):
 
     def _fit_with(self, arr: np.ndarray, table: pd.DataFrame, probs: pd.DataFrame) -> np.ndarray:
         post = self._fit(arr, table)
+        if isinstance(arr, CellTable):  # the probabilities of the voted cells
+            p = probs if isinstance(probs, CellTable) else CellTable.from_frame(probs)
+            self._probs = p.reindex(table.index).align_columns(table.columns, "probs").on(arr)
+            return post
         p = probs.reindex(index=table.index, columns=table.columns)
         self._probs = p.where(~np.isnan(arr))
         return post
@@ -59,10 +65,11 @@ class MajorityVote(BaseAggregator):
         return pd.Series(labels, index=post.index, name="verdict")
 
     def _posterior(self, arr: np.ndarray) -> np.ndarray:
-        n_obs = (~np.isnan(arr)).sum(axis=1)
+        sparse = isinstance(arr, CellTable)
+        n_obs = arr.row_count() if sparse else (~np.isnan(arr)).sum(axis=1)
         if (n_obs == 0).any():
             raise ValueError(f"items with no vote: rows {np.flatnonzero(n_obs == 0)[:10].tolist()}")
-        return np.nansum(arr, axis=1) / n_obs
+        return (arr.row_sum() if sparse else np.nansum(arr, axis=1)) / n_obs
 
     def decide(self, posterior: np.ndarray, probs: pd.DataFrame | None = None) -> np.ndarray:
         """A iff the vote share exceeds 1/2; ties go to A iff the judges' mean P(A) > 1/2."""
@@ -75,7 +82,11 @@ class MajorityVote(BaseAggregator):
                 UserWarning,
                 stacklevel=2,
             )
-        if probs is not None:
+        if isinstance(probs, CellTable):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                pbar = np.round(probs.row_sum() / probs.row_count(), 12)
+            win_a = np.where(share == 0.5, pbar > 0.5, win_a)
+        elif probs is not None:
             p = probs.to_numpy(dtype=np.float64, na_value=np.nan)
             seen = ~np.isnan(p)
             # rounded so that the same multiset of probabilities in another judge order gives
@@ -110,14 +121,21 @@ def majority_vote(votes: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.
     ['A', 'B']
     """
     arr = check_votes(votes)
-    observed = ~np.isnan(arr)
-    n_obs = observed.sum(axis=1)
+    cells = isinstance(arr, CellTable)  # a crowd's table, by its cells (judgerisk.cells)
+    observed = None if cells else ~np.isnan(arr)
+    n_obs = arr.row_count() if cells else observed.sum(axis=1)
     if (n_obs == 0).any():
         raise ValueError(f"items with no vote: {votes.index[n_obs == 0][:10].tolist()}")
     est = MajorityVote().fit(votes)
     share = est.posterior_.to_numpy()
     voted = None
-    if probs is not None:
+    if probs is not None and cells:
+        p = probs if isinstance(probs, CellTable) else CellTable.from_frame(probs)
+        p = p.reindex(votes.index).align_columns(votes.columns, "probs")
+        voted = p.on(arr)
+        if len(voted.values) < len(arr.values):
+            raise ValueError("probs is missing where votes are observed")
+    elif probs is not None:
         p = probs.reindex(index=votes.index, columns=votes.columns)
         if np.isnan(p.to_numpy(dtype=np.float64)[observed]).any():
             raise ValueError("probs is missing where votes are observed")
