@@ -28,6 +28,7 @@ __all__ = [
     "apply_conditions",
     "resolve_myst",
     "render_html",
+    "MATHJAX_CONFIG",
     "expected_seconds",
     "time_warning",
     "times_markdown",
@@ -260,9 +261,18 @@ def book_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
     return nb
 
 
-MATHJAX3 = (
-    "<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']],"
-    " displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], tags: 'none'}};</script>\n"
+#: The MathJax 3 set-up of a rerun page (the page's one inline script).
+MATHJAX_CONFIG = (
+    "window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']],"
+    " displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], tags: 'none'}};"
+)
+MATHJAX3 = f"<script>{MATHJAX_CONFIG}</script>\n"
+#: The lab template's scripts that fetch from the network (require.js, mermaid), which a
+#: rerun page neither needs nor may load: it is read offline.
+_NETWORK_SCRIPTS = re.compile(
+    r'<script src="https?://[^"]*"></script>\s*|<script type="module">\s*document\.'
+    r'addEventListener\("DOMContentLoaded".*?</script>\s*',
+    re.S,
 )
 STYLE = (
     "<style>.admonition{border-left:4px solid #4a7bb7;background:#f5f8fc;padding:.2em 1em;"
@@ -336,6 +346,7 @@ def render_html(
     resources = {"metadata": {"name": titles[0] if titles else ipynb.stem}}
     body, _ = exporter.from_notebook_node(page, resources=resources)
     body = body.replace("<head>", "<head>\n" + MATHJAX3 + STYLE, 1)
+    body = _NETWORK_SCRIPTS.sub("", body)
     fd, tmp = tempfile.mkstemp(dir=html_path.parent, prefix=".judgerisk-", suffix=".html")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(body)

@@ -28,6 +28,8 @@ from typing import TextIO
 import numpy as np
 import pandas as pd
 
+from judgerisk.plots.escape import NO_MATH, html_items, html_text
+
 __all__ = [
     "MIN_LABELLED",
     "MIN_ERRORS",
@@ -39,6 +41,7 @@ __all__ = [
     "show_warnings_as_notes",
     "certify_unlabelled",
     "certified_text",
+    "certified_verdicts_html",
     "auroc_standard_error",
     "small_sample_caution",
     "reproduce_html",
@@ -217,6 +220,23 @@ def certified_text(
         f"The other {n_test - n_acc} are abstained on: check them by hand, or label more items "
         "to calibrate a higher threshold."
     )
+
+
+def certified_verdicts_html(
+    accepted: pd.DataFrame, order: str = "least risky first", limit: int = 500
+) -> str:
+    """The certified verdicts as an HTML list: each verdict, its count and its items' ids.
+
+    Built as escaped HTML, never Markdown (:mod:`judgerisk.plots.escape`): an item id is shown
+    as the text it is, whatever it holds (``[c](javascript:...)``, ``<img onerror=...>``).
+    At most ``limit`` ids per verdict are listed, then how many more.
+    """
+    rows = "".join(
+        f"<li>verdict <strong>{html_text(v)}</strong> ({len(group)}): "
+        f"{html_items(group['item'], limit)}</li>"
+        for v, group in accepted.groupby("verdict")
+    )
+    return f"<p>The certified verdicts, {html_text(order)}:</p><ul class='{NO_MATH}'>{rows}</ul>"
 
 
 def _bound_text(lam: float, risk: pd.Series, score: str) -> str:
