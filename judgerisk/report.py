@@ -49,6 +49,7 @@ __all__ = [
     "notebook_to_html",
     "run_notebook",
     "notebook_error",
+    "embedded_csv",
     "embedded_scores",
 ]
 
@@ -229,15 +230,25 @@ def _scores_link(scores_csv: Path, one_judge: bool = False) -> str:
     )
 
 
-def embedded_scores(html_path: str | Path) -> pd.DataFrame:
-    """The score table a report embeds (its csv download link), as a DataFrame."""
+def embedded_csv(html_path: str | Path) -> str:
+    """The text of the score table a report embeds (its csv download link)."""
     text = Path(html_path).read_text(encoding="utf-8")
     start = text.find(f'id="{_SCORES_ID}"')
     if start < 0:
         raise PanelError(f"{html_path}: the report embeds no score table")
     start = text.index("base64,", start) + len("base64,")
     end = text.index('"', start)
-    return pd.read_csv(io.BytesIO(base64.b64decode(text[start:end])), dtype={"gold": str})
+    try:
+        return base64.b64decode(text[start:end], validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PanelError(
+            f"{html_path}: the embedded score table is not base64 csv ({exc})"
+        ) from None
+
+
+def embedded_scores(html_path: str | Path) -> pd.DataFrame:
+    """The score table a report embeds (its csv download link), as a DataFrame."""
+    return pd.read_csv(io.StringIO(embedded_csv(html_path)), dtype={"gold": str})
 
 
 def render_report(

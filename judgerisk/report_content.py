@@ -339,5 +339,5 @@ def reproduce_html(provenance: dict | None) -> str:
         f"<p>Versions: {esc(libs)}; {esc(str(env['platform']))}.</p>"
         "<p>Run the same command to regenerate it, or <code>judgerisk verify REPORT.html</code> "
         "to check that it reproduces (the input's checksum, every score recomputed, and every "
-        "number and figure of this page regenerated and compared).</p>"
+        "word, number, figure and element of this page regenerated and compared).</p>"
     )

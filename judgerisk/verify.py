@@ -4,10 +4,14 @@
 field by field, checks that each input still exists with the recorded sha256, that the
 command line the record shows agrees with its parameters and that its sizes agree with the
 output (:mod:`judgerisk.record_checks`, before any recomputation), recomputes the output with
-the recorded parameters and compares every cell; a report is also regenerated and every
-visible word, number and figure compared (:mod:`judgerisk.report_check`). Scoring runs BLAS on
-one thread (:mod:`judgerisk.determinism`), so the numbers are identical across processes and
-BLAS thread counts; the tolerance only absorbs the text round trip of csv / jsonl numbers.
+the recorded parameters and compares every cell (a csv, and the csv a report embeds, read
+back exactly as written: numeric columns as numbers, the others as their exact text,
+:func:`compare_csv`); a report must hold nothing that could run or fetch
+(:func:`judgerisk.plots.escape.live_content`) and is regenerated, and every visible word,
+number, figure and its markup (elements, attributes, styles, scripts, where each text sits)
+compared (:mod:`judgerisk.report_check`). Scoring runs BLAS on one thread
+(:mod:`judgerisk.determinism`), so the numbers are identical across processes and BLAS thread
+counts; the tolerance only absorbs the text round trip of csv / jsonl numbers.
 
 Outcome: ``reproduced`` (exit code 0), ``differs`` (1, with the differing cells, after what
 differs in the code: commit, uncommitted changes, runtime-registered methods), or
@@ -19,6 +23,7 @@ versions are warnings, not failures.
 from __future__ import annotations
 
 import argparse
+import io
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +50,7 @@ __all__ = [
     "Verification",
     "verify",
     "compare_tables",
+    "compare_csv",
 ]
 
 #: Relative and absolute tolerance of a numeric cell.
@@ -250,6 +256,44 @@ def _read_output(path: Path) -> pd.DataFrame:
     return read_table(path)
 
 
+def _csv_text(path: Path) -> str | None:
+    """The csv text of an output (a csv file, or the score table a report embeds), or None."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return path.read_text(encoding="utf-8")
+    if suffix in (".html", ".htm"):
+        from judgerisk.report import embedded_csv
+
+        return embedded_csv(path)
+    return None
+
+
+def _text_columns(csv: str) -> pd.DataFrame:
+    """Every field of a csv exactly as written (no type inference, no NA values)."""
+    return pd.read_csv(io.StringIO(csv), dtype=str, keep_default_na=False, na_values=[])
+
+
+def compare_csv(
+    text: str, recomputed: pd.DataFrame, rtol: float = RTOL, atol: float = ATOL
+) -> list[str]:
+    """:func:`compare_tables` of a csv's text against the table recomputed.
+
+    Numeric columns of ``recomputed`` are compared as numbers (an empty field is NaN); every
+    other column as the exact text the csv writer gives the recomputed value (``"0089"``
+    stays ``"0089"``, ``"None"`` and ``"NA"`` are text, an empty field is a missing value), so
+    a csv read back never changes a value by inferring its type.
+    """
+    output = _text_columns(text)
+    expected = _text_columns(recomputed.to_csv(index=False))
+    for col in recomputed.columns:
+        values = recomputed[col]
+        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+        if numeric and col in output.columns:
+            expected[col] = values.to_numpy()
+            output[col] = pd.to_numeric(output[col].replace("", np.nan), errors="coerce")
+    return compare_tables(output, expected, rtol, atol)
+
+
 #: The commands whose outputs :func:`verify` recomputes.
 RECOMPUTABLE = ("score", "report", "select", "simulate", "import", "bpe")
 
@@ -296,7 +340,8 @@ def _reproduces(
         return Verification("cannot tell", [*hints, f"the record has no parameter {exc}"])
     except (PanelError, ValueError, TypeError) as exc:
         return Verification("cannot tell", [*hints, f"recomputing failed: {exc}"])
-    diff = compare_tables(table, recomputed)
+    text = _csv_text(path)
+    diff = compare_tables(table, recomputed) if text is None else compare_csv(text, recomputed)
     if not diff and command == "report":
         diff = _compare_report(path, record, loaded)
     return Verification("differs", [*hints, *diff]) if diff else Verification("reproduced")
@@ -304,9 +349,13 @@ def _reproduces(
 
 def _compare_report(path: Path, record: dict, loaded: dict) -> list[str]:
     """The report's visible words and figures against a report regenerated from the record."""
+    from judgerisk.plots.escape import live_content
     from judgerisk.report import REPORT_DEFAULTS
     from judgerisk.report_check import compare_visible, regenerate_report
 
+    live = live_content(path.read_text(encoding="utf-8"))
+    if live:  # no report holds any: found before the (long) regeneration
+        return [f"live content that no report holds: {line}" for line in live]
     params = {k: record["parameters"][k] for k in REPORT_DEFAULTS if k in record["parameters"]}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -317,13 +366,20 @@ def _compare_report(path: Path, record: dict, loaded: dict) -> list[str]:
 def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None) -> Verification:
     """Check that an output reproduces from its provenance record.
 
-    In order: the record is a JSON object with the fields judgerisk writes; each input has
-    its recorded sha256; the command line the record shows agrees with its parameters; the
-    record's sizes agree with the output and bound the work (:mod:`judgerisk.record_checks`);
-    then the output is recomputed and every cell compared (within :data:`RTOL`,
-    :data:`ATOL`). A report is also regenerated and every visible word, number and figure
-    compared (:mod:`judgerisk.report_check`). When recomputing fails or differs, what differs
-    in the code (git commit, uncommitted changes, runtime-registered methods) is named first.
+    In order: the record is a JSON object with the fields judgerisk writes (a key given twice
+    is refused); each input has its recorded sha256; the command line the record shows agrees
+    with its parameters; the record's sizes agree with the output and bound the work
+    (:mod:`judgerisk.record_checks`); then the output is recomputed and every cell compared
+    (within :data:`RTOL`, :data:`ATOL`; a csv's text columns exactly as written,
+    :func:`compare_csv`). A report must then hold no live content (no script but its JSON
+    record, no event handler, no ``javascript:`` or external URL, no frame or object:
+    :func:`judgerisk.plots.escape.live_content`), and it is regenerated and compared word by
+    word, figure by figure (pixels) and element by element: the markup, attributes, style
+    and script text and where each text sits, with only pandas' random table ids, the image
+    data, the embedded table's data and the record's JSON left out
+    (:func:`judgerisk.report_check.compare_visible`). When recomputing fails or differs, what
+    differs in the code (git commit, uncommitted changes, runtime-registered methods) is
+    named first.
 
     Parameters
     ----------
