@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from judgerisk import json_text
 from judgerisk.cells import CellTable, is_sparse
 from judgerisk.options import CONDITIONS, FAMILIES, ORIGINAL, InputError
 from judgerisk.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
@@ -599,19 +600,6 @@ def _check_last_row(path: Path, n_columns: int, n_rows: int) -> None:
         )
 
 
-class _DuplicateKeyError(ValueError):
-    """A JSON object with one key twice (json.loads would keep the last value silently)."""
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKeyError(repr(key))
-        out[key] = value
-    return out
-
-
 def _read_jsonl(path: Path) -> pd.DataFrame:
     """jsonl with values as given (``"007"`` stays text); a broken line is named."""
     rows = []
@@ -620,14 +608,16 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line, object_pairs_hook=_unique_keys)
-            except _DuplicateKeyError as exc:
-                raise PanelError(f"{path}: line {lineno} has the key {exc} twice") from None
+                row = json_text.loads(line)
+            except json_text.DuplicateKeyError as exc:
+                raise PanelError(f"{path}: line {lineno} has the key {exc.key!r} twice") from None
             except json.JSONDecodeError as exc:
                 raise PanelError(
                     f"{path}: line {lineno} is not valid JSON ({exc.msg} at column {exc.colno}): "
                     f"{line.strip()[:80]!r}"
                 ) from None
+            except json_text.NestingError as exc:
+                raise PanelError(f"{path}: line {lineno}: {json_text.problem(exc)}") from None
             if not isinstance(row, dict):
                 raise PanelError(
                     f"{path}: line {lineno} is not a JSON object (one record per line): "

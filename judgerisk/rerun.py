@@ -224,10 +224,10 @@ def run_chapter(
     chapter : str or path-like
         Chapter number (``"04"``), name (``"scur_signals"``) or ``.md`` source.
     output : path-like
-        The executed ``.ipynb`` to write (relative to ``cwd``). Written atomically; an
-        existing file is kept unless ``overwrite``; never one of the inputs. The chapter
-        rendered as the book shows it (:func:`judgerisk.render.render_html`) is written
-        beside it, with the suffix ``.html``.
+        The one file to write (relative to ``cwd``): the executed notebook (``.ipynb``), or
+        the chapter rendered as the book shows it (``.html``,
+        :func:`judgerisk.render.render_html`: a self-contained page, read offline). Written
+        atomically; an existing file is kept unless ``overwrite``; never one of the inputs.
     parameters : dict, optional
         Values for names of the chapter's parameters cell (other names are an error).
         ``*_path`` and ``*_dir`` values are resolved against ``cwd`` and must exist.
@@ -262,17 +262,16 @@ def run_chapter(
     params = _absolute_paths(params, cwd)
     _check_panels(params)
     out = (cwd / Path(output).expanduser()).resolve()
-    if out.suffix != ".ipynb":
-        raise ValueError(f"the output must be a .ipynb file, got {out.name}")
+    if out.suffix not in (".ipynb", ".html"):
+        raise ValueError(
+            f"the output must be a .ipynb file (the executed notebook) or a .html file (its "
+            f"page), got {out.name}"
+        )
     inputs = {md.resolve()} | {Path(v) for k, v in params.items() if k.endswith("_path")}
     if out in inputs:
         raise ValueError(f"refusing to write the output over an input: {out}")
-    page = out.with_suffix(".html")  # the readable page, written beside the notebook
-    for target in (out, page):
-        if target.exists() and not overwrite:
-            raise ValueError(f"{target} exists; choose another name or pass --overwrite")
-    if page in inputs:
-        raise ValueError(f"refusing to write the output over an input: {page}")
+    if out.exists() and not overwrite:
+        raise ValueError(f"{out} exists; choose another name or pass --overwrite")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"output folder {out.parent} does not exist")
     # a private folder beside the output; left by a killed run, the next write sweeps it
@@ -288,11 +287,13 @@ def run_chapter(
             from judgerisk.report import notebook_error
 
             raise notebook_error(exc, md.name) from None
-        os.replace(written, out)
-    book = md.parent.parent  # the book's sources: bibliography and chapter titles
-    render.render_html(
-        out, page, chapter=md.stem, book=book if (book / "_toc.yml").is_file() else None
-    )
+        if out.suffix == ".ipynb":
+            os.replace(written, out)
+        else:  # the page only: rendered from the notebook, which is not kept
+            book = md.parent.parent  # the book's sources: bibliography and chapter titles
+            render.render_html(
+                written, out, chapter=md.stem, book=book if (book / "_toc.yml").is_file() else None
+            )
     return out, seconds
 
 
@@ -317,7 +318,9 @@ def _run_cli(args: argparse.Namespace) -> int:
             print(f"{p.name} = {p.default}{note}")
         return 0
     if args.output is None:
-        raise ValueError("-o/--output is required (the executed .ipynb to write)")
+        raise ValueError(
+            "-o/--output is required (the executed .ipynb, or the page .html, to write)"
+        )
     md = find_chapter(args.chapter, args.source)
     warning = render.time_warning(md.stem, args.small)
     if warning:
@@ -331,7 +334,7 @@ def _run_cli(args: argparse.Namespace) -> int:
         source=args.source,
         announce=lambda doing: print(f"judgerisk run: {doing} ...", file=sys.stderr, flush=True),
     )
-    print(f"wrote {out} ({seconds:.0f} s) and the page {out.with_suffix('.html')}: ran {md}")
+    print(f"wrote {out} ({seconds:.0f} s): ran {md}")
     return 0
 
 
@@ -373,7 +376,12 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="a parameter (repeatable); VALUE is a Python literal or a plain string",
     )
-    p.add_argument("-o", "--output", help="executed notebook to write (.ipynb)")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="the one file to write: the executed notebook (.ipynb) or its readable page "
+        "(.html, as the book shows it)",
+    )
     p.add_argument("--small", action="store_true", help="start from the small test parameters")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
     p.add_argument("--list", action="store_true", help="print the chapter's parameters and exit")

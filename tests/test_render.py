@@ -122,17 +122,21 @@ def test_time_warning_for_slow_reruns(monkeypatch, tmp_path):
     assert render.time_warning("99_z", small=False) is None  # nothing known
 
 
-def test_judgerisk_run_writes_the_page_beside_the_notebook(tmp_path, monkeypatch):
+def test_judgerisk_run_writes_only_the_file_it_names(tmp_path, monkeypatch):
+    """``-o x.ipynb`` writes the notebook alone (README: "and no other file"); ``-o x.html``
+    writes the readable page alone (issue 33: a .ipynb run also wrote x.html)."""
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "01", "--small", "-o", "first.ipynb"]) == 0
-    html = (tmp_path / "first.html").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["first.ipynb"]
+    # the page -o x.html writes (tests/test_hostile_pages.py runs one): as the book shows it
+    page = render.render_html(tmp_path / "first.ipynb", tmp_path / "page.html", "01", ROOT)
+    html = page.read_text()
     assert "Simulated judge panels" in html and "{glue" not in html
     assert "Fig. 1.1" in html
     # the page is an output too: never written over an existing file
     (tmp_path / "second.html").write_text("mine")
-    assert cli.main(["run", "01", "--small", "-o", "second.ipynb"]) == cli.EXIT_USAGE
+    assert cli.main(["run", "01", "--small", "-o", "second.html"]) == cli.EXIT_USAGE
     assert (tmp_path / "second.html").read_text() == "mine"
-    assert not (tmp_path / "second.ipynb").exists()
 
 
 @pytest.mark.parametrize("key", ["A1", "a1", "lmm_numerics"])
