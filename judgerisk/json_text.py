@@ -27,7 +27,7 @@ class NestingError(ValueError):
     """JSON nested deeper than the reader's recursion allows."""
 
     def __init__(self) -> None:
-        super().__init__("arrays or objects nested too deeply to read")
+        super().__init__("arrays or objects nested too deeply to read (not a flat record)")
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
@@ -78,6 +78,4 @@ def problem(exc: ValueError) -> str:
     """What a :func:`loads` error means for the user, as a clause (file and line come first)."""
     if isinstance(exc, DuplicateKeyError):
         return f"{exc} (JSON would keep only the last value silently); keep one"
-    if isinstance(exc, NestingError):
-        return f"{exc}: not a judgment record"
     return str(exc)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -48,7 +49,8 @@ def hostile_panel(n_items: int = 150, n_judges: int = 6, seed: int = 0) -> pd.Da
     """A simulated panel (original and swap) renamed with hostile judges and item ids.
 
     Two thirds of the items carry gold; the last judge's swap verdicts are left unflipped, so
-    that the orientation note quotes its name.
+    that the orientation note quotes its name; the second judge (``<img onerror>``) is always
+    right, so that it is the best single judge that chapter 11 and the reports name.
     """
     from judgerisk.simulate import simulate_panel
 
@@ -60,6 +62,8 @@ def hostile_panel(n_items: int = 150, n_judges: int = 6, seed: int = 0) -> pd.Da
     out = data.assign(judge=data["judge"].map(judges), item=data["item"].map(items))
     raw = (out["judge"] == JUDGES[n_judges - 1]) & (out["condition"] == "swap")
     out.loc[raw, "logit"] = -out.loc[raw, "logit"]
+    best = out["judge"] == JUDGES[1]  # always right: the single judge chapter 11 names
+    out.loc[best, "logit"] = np.where(out.loc[best, "gold"] == "A", 3.0, -3.0)
     out = out.drop(columns=["p", "verdict"])
     out["gold"] = out["gold"].where(data["item"] % 3 != 0)
     return out
@@ -187,6 +191,6 @@ def test_a_run_page_on_hostile_names_is_inert(hostile_files, tmp_path, monkeypat
     assert cli.main([*argv, "--param", "real_data=False", "-o", "ch11.html"]) == 0
     page = (tmp_path / "ch11.html").read_text(encoding="utf-8")
     assert_inert(page, scripts=[render.MATHJAX_CONFIG], shown=[FILE])
-    best = [j for j in JUDGES if f"BPE ({j})" in html.unescape(page)]
-    assert best and f"<code>{html_text(best[0])}</code>" in page  # the table and the glue
+    assert f"BPE ({JUDGES[1]})" in html.unescape(page)  # the table's row label, as text
+    assert f"<code>{html_text(JUDGES[1])}</code>" in page  # the glued name, as text
     assert not (tmp_path / "ch11.ipynb").exists()  # -o names the one file written
