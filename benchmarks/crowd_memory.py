@@ -86,21 +86,22 @@ def dense_panel(n_cells: int, seed: int = 0) -> pd.DataFrame:
     return data.assign(gold=data["gold"].where(data["item"] % 5 == 0))
 
 
-def _tree_rss(proc) -> int:
+def _tree_rss(proc) -> tuple[int, int]:
+    """Resident bytes of the command's own process and of its children (the kernel)."""
     import psutil
 
     try:
         root = psutil.Process(proc.pid)
         procs = [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return 0
-    total = 0
+        return 0, 0
+    sizes = []
     for p in procs:
         try:
-            total += p.memory_info().rss
+            sizes.append(p.memory_info().rss)
         except psutil.NoSuchProcess:
-            pass
-    return total
+            sizes.append(0)
+    return sizes[0], sum(sizes[1:])
 
 
 def peak_memory(argv: list[str], log: Path) -> tuple[float, float]:
@@ -110,7 +111,13 @@ def peak_memory(argv: list[str], log: Path) -> tuple[float, float]:
         proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
     peak, done = 0, (0, 0, None)
     while done[0] == 0:
-        peak = max(peak, _tree_rss(proc))
+        own, children = _tree_rss(proc)
+        peak = max(peak, own + children)
+        if children:
+            PARTS["command while its kernel runs"] = max(
+                PARTS.get("command while its kernel runs", 0), own
+            )
+            PARTS["kernel"] = max(PARTS.get("kernel", 0), children)
         time.sleep(0.1)
         done = os.wait4(proc.pid, os.WNOHANG)
     seconds = time.perf_counter() - t
@@ -118,6 +125,10 @@ def peak_memory(argv: list[str], log: Path) -> tuple[float, float]:
     if os.waitstatus_to_exitcode(status):
         raise SystemExit(f"{' '.join(argv)} failed: {log.read_text()[-2000:]}")
     return max(peak, usage.ru_maxrss * 1024) / 1024**3, seconds
+
+
+#: Peak bytes of the parts of the last ``report`` measured (the command and its kernel).
+PARTS: dict[str, int] = {}
 
 
 def run(command: str, panel: pd.DataFrame, folder: Path, name: str) -> tuple[float, float]:
@@ -135,9 +146,10 @@ def run(command: str, panel: pd.DataFrame, folder: Path, name: str) -> tuple[flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10,000 and 20,000 items only")
+    parser.add_argument("--sizes", type=int, nargs="+", help="crowd sizes (items) to measure")
     parser.add_argument("--report", action="store_true", help="also measure judgerisk report")
     args = parser.parse_args()
-    sizes = (10_000, 20_000) if args.quick else (10_000, 20_000, 100_000)
+    sizes = args.sizes or ((10_000, 20_000) if args.quick else (10_000, 20_000, 100_000))
     commands = ("score", "report") if args.report else ("score",)
     with tempfile.TemporaryDirectory(prefix="judgerisk-crowd-") as tmp:
         folder = Path(tmp)
@@ -145,7 +157,9 @@ def main() -> None:
             crowd: dict[int, float] = {}
             for n in sizes:
                 panel = crowd_panel(n)
+                PARTS.clear()
                 gb, secs = run(command, panel, folder, f"crowd{n}")
+                parts = ", ".join(f"{k} {v / 1024**3:.2f} GB" for k, v in PARTS.items())
                 dense_gb, dense_secs = run(command, dense_panel(len(panel)), folder, f"dense{n}")
                 crowd[n] = gb
                 cells = len(panel)
@@ -154,14 +168,17 @@ def main() -> None:
                     f"{cells / (n * N_JUDGES * 2):.2%} of items x judges x orders): "
                     f"{gb:.2f} GB in {secs:.0f} s, {gb * 1024**3 / cells:,.0f} bytes per cell; "
                     f"dense panel of the same {cells:,} cells {dense_gb:.2f} GB in "
-                    f"{dense_secs:.0f} s; ratio crowd/dense per cell {gb / dense_gb:.2f}",
+                    f"{dense_secs:.0f} s; ratio crowd/dense per cell {gb / dense_gb:.2f}"
+                    + (f" (crowd: {parts})" if parts else ""),
                     flush=True,
                 )
-            (n0, g0), (n1, g1) = list(crowd.items())[:2]
-            print(
-                f"{command}: slope {1000 * 1024 * (g1 - g0) / (n1 - n0):.1f} MB per 1,000 crowd "
-                f"items ({1024**3 * (g1 - g0) / (10 * (n1 - n0)):,.0f} bytes per added cell)"
-            )
+            if len(crowd) >= 2:
+                (n0, g0), (n1, g1) = list(crowd.items())[:2]
+                print(
+                    f"{command}: slope {1000 * 1024 * (g1 - g0) / (n1 - n0):.1f} MB per 1,000 "
+                    f"crowd items ({1024**3 * (g1 - g0) / (10 * (n1 - n0)):,.0f} bytes per added "
+                    "cell)"
+                )
             if 100_000 in crowd:
                 verdict = "meets" if crowd[100_000] <= TARGET_GB else "MISSES"
                 print(

@@ -70,11 +70,14 @@ def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
     """
     votes = _votes(panel, condition)
     probs = wide_table(panel, "p", condition)
-    cells = isinstance(votes, CellTable)
+    if isinstance(votes, CellTable):
+        n_judges, share_a = votes.row_count(), votes.row_mean()
+    else:
+        n_judges, share_a = votes.notna().sum(axis=1), votes.mean(axis=1)
     return pd.DataFrame(
         {
-            "n_judges": votes.row_count() if cells else votes.notna().sum(axis=1),
-            "share_a": votes.row_mean() if cells else votes.mean(axis=1),
+            "n_judges": n_judges,
+            "share_a": share_a,
             "consensus": consensus_share(votes),
             "high_consensus": high_consensus(votes),
             "majority": majority_vote(votes, probs)["verdict"],

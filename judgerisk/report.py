@@ -348,6 +348,11 @@ def render_report(
         scores_pq = Path(tmp) / "scores.parquet"
         scores.to_parquet(scores_pq)
         scores.reset_index().to_csv(scores_csv, index=False)
+        n_items, attrs = int(panel["item"].nunique()), dict(scores.attrs)
+        # the kernel reads the panel and the scores from their files: this process holds
+        # neither while it runs (a crowd's report needs the memory of one copy, not two)
+        del panel, scores
+        _release_memory()
         shown = shown_record if shown_record is not None else record
         reproduce = {k: v for k, v in shown.items() if k != "_t0"}
         reproduce["command_text"] = command_text(shown)
@@ -355,7 +360,7 @@ def render_report(
             "panel_path": str(panel_path),
             **params,
             "scores_path": str(scores_pq),
-            "warnings_text": scores.attrs.get("warnings", []),
+            "warnings_text": attrs.get("warnings", []),
             "provenance": reproduce,
         }
         if one_judge:  # no panel scores: the LMM's settings do not apply
@@ -363,13 +368,15 @@ def render_report(
         executed = run_notebook(
             nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
-        settings: dict[str, Any] = {"n_items": int(panel["item"].nunique())}
+        settings: dict[str, Any] = {"n_items": n_items}
         if one_judge:
             settings["kind"] = "one judge in both orders"
         else:
-            settings["seeds"] = scores.attrs["seeds"]
+            settings["seeds"] = attrs["seeds"]
         final = finish_record(record, settings)
         executed.metadata.setdefault("judgerisk", {})["provenance"] = final
+        for k, cell in enumerate(executed.cells):  # jupytext and papermill draw random ids:
+            cell["id"] = f"cell-{k}"  # numbered, the page's markup is the same every run
         page = notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}")
         extra = _scores_link(scores_csv, one_judge) + "\n" + html_record_tag(final) + "\n"
         page = page.replace("\n</body></html>", "\n" + extra + "</body></html>")
@@ -377,6 +384,25 @@ def render_report(
         if keep_notebook is not None:
             atomic_write(Path(keep_notebook), lambda t: nbformat.write(executed, str(t)))
     return output
+
+
+def _release_memory() -> None:
+    """Give freed memory back to the system (the garbage, Arrow's pool, glibc's heap)."""
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    try:
+        import pyarrow
+
+        pyarrow.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):
+        pass
+    libc = ctypes.util.find_library("c")
+    trim = getattr(ctypes.CDLL(libc), "malloc_trim", None) if libc else None
+    if trim is not None:  # glibc only; elsewhere freed memory stays with the process
+        trim(0)
 
 
 def _score_before_kernel(

@@ -9,6 +9,7 @@ none imports another module's private helpers (a test enforces it).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -350,7 +351,7 @@ def _check_cell_values(table: CellTable, name: str, ok, what: str, empty_ok: boo
         raise ValueError(f"{name}: items with no cell: {table.index[empty][:10].tolist()}")
 
 
-def align_judges(table: pd.DataFrame, judges: pd.Index, name: str = "votes") -> pd.DataFrame:
+def align_judges(table: Any, judges: pd.Index, name: str = "votes") -> Any:
     """Reorder ``table``'s judge columns to the fitted ``judges`` (absent judges become NaN).
 
     A :class:`~judgerisk.cells.CellTable` is aligned by its cells (nothing is filled in).
@@ -361,7 +362,7 @@ def align_judges(table: pd.DataFrame, judges: pd.Index, name: str = "votes") -> 
         When ``table`` has judges that were not seen in fit.
     """
     if isinstance(table, CellTable):
-        return table.align_columns(judges, name)  # type: ignore[return-value]
+        return table.align_columns(judges, name)
     unknown = pd.Index(table.columns).difference(judges)
     if len(unknown):
         raise ValueError(

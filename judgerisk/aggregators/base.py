@@ -91,7 +91,7 @@ class BaseAggregator(ABC):
         rules which break ties by probability read (majority vote).
         """
         table = self._dense_unless_supported(table)
-        arr = self._check(table)
+        arr: Any = self._check(table)  # a CellTable for a rule that supports_cells
         if arr.shape[0] == 0 or arr.shape[1] == 0:
             raise ValueError(f"{type(self).__name__}: the table is empty (shape {arr.shape})")
         self.judges_ = pd.Index(table.columns)
@@ -116,7 +116,7 @@ class BaseAggregator(ABC):
         table = self._dense_unless_supported(table)
         self._check(table)
         aligned = align_judges(table, self.judges_)
-        arr = (
+        arr: Any = (
             aligned
             if isinstance(aligned, CellTable)
             else aligned.to_numpy(np.float64, na_value=np.nan)

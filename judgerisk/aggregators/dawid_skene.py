@@ -142,22 +142,24 @@ class DawidSkene(BaseAggregator):
         super().fit(votes, probs)
         return self
 
-    def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+    def _fit(self, arr: np.ndarray | CellTable, table: pd.DataFrame) -> np.ndarray:
         if self.smoothing < 0:
             raise ValueError(f"smoothing must be >= 0, got {self.smoothing}")
         if self.max_iter < 1:
             raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
-        cells = isinstance(arr, CellTable)
-        n_obs = arr.row_count() if cells else (~np.isnan(arr)).sum(axis=1)
+        if isinstance(arr, CellTable):
+            n_obs, n_a = arr.row_count(), arr.row_sum()
+        else:
+            n_obs, n_a = (~np.isnan(arr)).sum(axis=1), None
         if (n_obs == 0).any():
             empty = table.index[n_obs == 0][:10].tolist()
             raise ValueError(
                 f"{int((n_obs == 0).sum())} items have no vote to fit on; first: {empty}"
             )
         y1, y0 = _indicators(arr)
-        share = (arr.row_sum() if cells else y1.sum(axis=1)) / n_obs
+        share = (y1.sum(axis=1) if n_a is None else n_a) / n_obs
         rho = np.clip(share, 1e-3, 1 - 1e-3)
-        if not cells and is_sparse(int(n_obs.sum()), arr.size):
+        if isinstance(arr, np.ndarray) and is_sparse(int(n_obs.sum()), arr.size):
             # a crowdsourced table: EM costs what its votes cost
             y1, y0 = sparse.csr_array(y1), sparse.csr_array(y0)
 
@@ -212,7 +214,7 @@ class DawidSkene(BaseAggregator):
         return log_conf, log_prior
 
     # -------------------------------------------------------------- prediction
-    def _posterior(self, arr: np.ndarray) -> np.ndarray:
+    def _posterior(self, arr: np.ndarray | CellTable) -> np.ndarray:
         """Posterior P(A) with the parameters frozen; items with no vote get ``prior_["A"]``."""
         y1, y0 = _indicators(arr)
         return _posterior_a(_log_likelihoods(y1, y0, self._log_conf, self._log_prior))

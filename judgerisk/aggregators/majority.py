@@ -42,11 +42,13 @@ class MajorityVote(BaseAggregator):
     def __init__(self) -> None:
         pass
 
-    def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
-        self._probs = None
+    def _fit(self, arr: np.ndarray | CellTable, table: pd.DataFrame) -> np.ndarray:
+        self._probs: pd.DataFrame | CellTable | None = None
         return self._posterior(arr)
 
-    def _fit_with(self, arr: np.ndarray, table: pd.DataFrame, probs: pd.DataFrame) -> np.ndarray:
+    def _fit_with(
+        self, arr: np.ndarray | CellTable, table: pd.DataFrame, probs: pd.DataFrame
+    ) -> np.ndarray:
         post = self._fit(arr, table)
         if isinstance(arr, CellTable):  # the probabilities of the voted cells
             p = probs if isinstance(probs, CellTable) else CellTable.from_frame(probs)
@@ -64,12 +66,14 @@ class MajorityVote(BaseAggregator):
         labels = self.decide(post.to_numpy(), getattr(self, "_probs", None))
         return pd.Series(labels, index=post.index, name="verdict")
 
-    def _posterior(self, arr: np.ndarray) -> np.ndarray:
-        sparse = isinstance(arr, CellTable)
-        n_obs = arr.row_count() if sparse else (~np.isnan(arr)).sum(axis=1)
+    def _posterior(self, arr: np.ndarray | CellTable) -> np.ndarray:
+        if isinstance(arr, CellTable):
+            n_obs, total = arr.row_count(), arr.row_sum()
+        else:
+            n_obs, total = (~np.isnan(arr)).sum(axis=1), np.nansum(arr, axis=1)
         if (n_obs == 0).any():
             raise ValueError(f"items with no vote: rows {np.flatnonzero(n_obs == 0)[:10].tolist()}")
-        return (arr.row_sum() if sparse else np.nansum(arr, axis=1)) / n_obs
+        return total / n_obs
 
     def decide(self, posterior: np.ndarray, probs: pd.DataFrame | None = None) -> np.ndarray:
         """A iff the vote share exceeds 1/2; ties go to A iff the judges' mean P(A) > 1/2."""
@@ -120,19 +124,20 @@ def majority_vote(votes: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.
     >>> majority_vote(votes)["verdict"].tolist()
     ['A', 'B']
     """
-    arr = check_votes(votes)
-    cells = isinstance(arr, CellTable)  # a crowd's table, by its cells (judgerisk.cells)
-    observed = None if cells else ~np.isnan(arr)
-    n_obs = arr.row_count() if cells else observed.sum(axis=1)
+    arr: np.ndarray | CellTable = check_votes(votes)
+    if isinstance(arr, CellTable):  # a crowd's table, by its cells (judgerisk.cells)
+        observed, n_obs = None, arr.row_count()
+    else:
+        observed = ~np.isnan(arr)
+        n_obs = observed.sum(axis=1)
     if (n_obs == 0).any():
         raise ValueError(f"items with no vote: {votes.index[n_obs == 0][:10].tolist()}")
     est = MajorityVote().fit(votes)
     share = est.posterior_.to_numpy()
-    voted = None
-    if probs is not None and cells:
+    voted: pd.DataFrame | CellTable | None = None
+    if probs is not None and isinstance(arr, CellTable):
         p = probs if isinstance(probs, CellTable) else CellTable.from_frame(probs)
-        p = p.reindex(votes.index).align_columns(votes.columns, "probs")
-        voted = p.on(arr)
+        voted = p.reindex(votes.index).align_columns(votes.columns, "probs").on(arr)
         if len(voted.values) < len(arr.values):
             raise ValueError("probs is missing where votes are observed")
     elif probs is not None:

@@ -359,7 +359,7 @@ def signal_s(
         present = [(conds.index(c), conds.index(d)) for c, d in pairs if c in conds and d in conds]
         if present:
             diffs = np.stack([np.abs(cube[:, :, a] - cube[:, :, b]) for a, b in present], axis=2)
-            if kind == "debiased":
+            if sig is not None:  # kind == "debiased"
                 diffs = diffs / sig[None, :, None]
             ok = ~np.isnan(diffs)
             count = ok.sum(axis=(1, 2))
