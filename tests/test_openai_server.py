@@ -204,7 +204,7 @@ def test_resume_after_changing_an_input_never_returns_stale_results(
     changed.loc[0, "answer_b"] = str(changed.loc[0, "answer_b"]) + " Also, I am not sure."
     path = tmp_path / "items.jsonl"
     changed.to_json(path, orient="records", lines=True)
-    again = _StopsServer(server, stop_at=-1, tokenizer=tokenizer)
+    again = _StopsServer(server, stop_at=-1, tokenizer=tokenizer, api_key_env="JR_TEST_KEY")
     with pytest.warns(UserWarning, match="computed from a different prompt"):
         panel = _quiet(run_judge, again, path, out_dir=out, template=TEMPLATE)
     assert again.prompts == len(CONDITIONS)  # only the edited item's six prompts were asked
