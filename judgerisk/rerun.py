@@ -22,7 +22,7 @@ from pathlib import Path
 
 from judgerisk import render, runbook
 from judgerisk.runbook import Parameter, chapter_parameters, parameters_markdown
-from judgerisk.safe_write import TMP_PREFIX
+from judgerisk.safe_write import TMP_PREFIX, atomic_write
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -287,13 +287,16 @@ def run_chapter(
             from judgerisk.report import notebook_error
 
             raise notebook_error(exc, md.name) from None
-        if out.suffix == ".ipynb":
-            os.replace(written, out)
-        else:  # the page only: rendered from the notebook, which is not kept
+        if out.suffix == ".html":  # the page only: rendered from the notebook, not kept
             book = md.parent.parent  # the book's sources: bibliography and chapter titles
-            render.render_html(
-                written, out, chapter=md.stem, book=book if (book / "_toc.yml").is_file() else None
+            written = render.render_html(
+                written,
+                Path(tmp) / out.name,
+                chapter=md.stem,
+                book=book if (book / "_toc.yml").is_file() else None,
             )
+        # onto a free name without --overwrite: of two racing runs exactly one publishes
+        atomic_write(out, lambda t: os.replace(written, t), exclusive=not overwrite)
     return out, seconds
 
 
