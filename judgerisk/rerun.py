@@ -49,6 +49,13 @@ ENV_CHAPTERS = "JUDGERISK_CHAPTERS"
 SHIPPED_BOOK = "_book"
 
 
+def _package_dir() -> Path:
+    """The folder of the installed ``judgerisk`` package."""
+    import judgerisk
+
+    return Path(judgerisk.__file__).resolve().parent
+
+
 def installed_chapters() -> Path:
     """The chapter sources of the installed judgerisk.
 
@@ -63,7 +70,7 @@ def installed_chapters() -> Path:
     FileNotFoundError
         When this installation has no chapter sources (a package copied without them).
     """
-    package = Path(__file__).resolve().parent
+    package = _package_dir()
     for root in (package / SHIPPED_BOOK, package.parent):
         if (root / "_toc.yml").is_file() and (root / "notebooks").is_dir():
             return root / "notebooks"

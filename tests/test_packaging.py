@@ -65,7 +65,7 @@ def test_the_lock_keeps_torch_at_the_cpu_build_on_disk():
     assert _lock()["torch"] == ["2.13.0"]
 
 
-def _fake_install(site: Path, shipped: bool) -> Path:
+def _fake_install(site: Path, shipped: bool):
     package = site / "judgerisk"
     package.mkdir(parents=True)
     if shipped:
@@ -73,11 +73,11 @@ def _fake_install(site: Path, shipped: bool) -> Path:
         (book / "notebooks" / "data").mkdir(parents=True)
         (book / "_toc.yml").write_text("root: book/intro\n")
         (book / "notebooks" / "04_scur_signals.md").write_text("# 4\n")
-    return package / "rerun.py"
+    return lambda: package
 
 
 def test_a_wheel_install_finds_the_chapters_it_carries(tmp_path, monkeypatch):
-    monkeypatch.setattr(rerun, "__file__", str(_fake_install(tmp_path / "site", shipped=True)))
+    monkeypatch.setattr(rerun, "_package_dir", _fake_install(tmp_path / "site", shipped=True))
     found = rerun.installed_chapters()
     assert found == (tmp_path / "site" / "judgerisk" / "_book" / "notebooks").resolve()
     monkeypatch.delenv(rerun.ENV_CHAPTERS, raising=False)
@@ -85,7 +85,7 @@ def test_a_wheel_install_finds_the_chapters_it_carries(tmp_path, monkeypatch):
 
 
 def test_an_install_without_chapters_says_what_to_do(tmp_path, monkeypatch):
-    monkeypatch.setattr(rerun, "__file__", str(_fake_install(tmp_path / "site", shipped=False)))
+    monkeypatch.setattr(rerun, "_package_dir", _fake_install(tmp_path / "site", shipped=False))
     with pytest.raises(FileNotFoundError, match="has no chapter sources.*--from FOLDER"):
         rerun.installed_chapters()
 
