@@ -289,9 +289,8 @@ def run_chapter(
             f"{', '.join(sorted(defaults))}"
         )
     params = {k: check_parameter(k, v, defaults[k]) for k, v in params.items()}
-    book = md.parent.parent  # the book's sources: data, bibliography and chapter titles
-    if not (book / "_toc.yml").is_file():
-        book = None
+    # the book's sources: data, bibliography and chapter titles
+    book = md.parent.parent if (md.parent.parent / "_toc.yml").is_file() else None
     params = _absolute_paths(params, cwd, book, announce)
     _check_panels(params)
     out = (cwd / Path(output).expanduser()).resolve()
