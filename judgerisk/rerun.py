@@ -22,7 +22,7 @@ from pathlib import Path
 
 from judgerisk import render, runbook
 from judgerisk.runbook import Parameter, chapter_parameters, parameters_markdown
-from judgerisk.safe_write import TMP_PREFIX
+from judgerisk.safe_write import TMP_PREFIX, atomic_write
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -320,7 +320,8 @@ def run_chapter(
             from judgerisk.report import notebook_error
 
             raise notebook_error(exc, md.name) from None
-        os.replace(written, out)
+        # onto a free name without --overwrite: of two racing runs exactly one publishes
+        atomic_write(out, lambda t: os.replace(written, t), exclusive=not overwrite)
     render.render_html(out, page, chapter=md.stem, book=book)
     return out, seconds
 
