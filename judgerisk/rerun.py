@@ -373,13 +373,15 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
         "run",
         help="rerun a chapter of the book on your own file or parameters",
         description="Execute one chapter notebook of the installed judgerisk with papermill, "
-        "with parameters of its 'parameters' cell replaced, and write the executed notebook. "
+        "with parameters of its 'parameters' cell replaced, and write the one file -o names: the "
+        "executed notebook (.ipynb) or the chapter's page as the book shows it (.html). "
         "Relative file paths are taken from the current directory. Only the installed "
         "judgerisk's chapters run (named on stderr), never a book found near the current "
         "directory; another folder of chapters, or any .md notebook, runs only when given "
         "with --from (its code runs on your machine). Each --param value is checked against "
         "the type and sign of its default before the kernel starts.",
-        epilog="examples:\n  judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb\n"
+        epilog="examples:\n  judgerisk run 04 --param panel_path=my.csv -o my_scur.html\n"
+        "  judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb\n"
         "  judgerisk run 09 --list\n"
         "  judgerisk run 01 --param n_items=500 --param seed=3 -o panel.ipynb",
         formatter_class=argparse.RawDescriptionHelpFormatter,
