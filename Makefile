@@ -79,7 +79,7 @@ $(STAMP): pyproject.toml
 
 book: $(STAMP)
 	@start=$$(date +%s); \
-	$(PY) -m judgerisk.runbook --profile default --build-book --html-out $(HTML) && \
+	$(PY) -m judgerisk.book.runbook --profile default --build-book --html-out $(HTML) && \
 	echo "make book took $$(( $$(date +%s) - start )) s; open $(CURDIR)/$(HTML)/index.html"
 
 lint: $(STAMP)

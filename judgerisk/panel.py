@@ -39,8 +39,8 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from judgerisk._util.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.options import CONDITIONS, FAMILIES, ORIGINAL, InputError
-from judgerisk.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.validation import offending_rows
 
 __all__ = [
@@ -139,7 +139,7 @@ def validate_scores(
     """Check a per-item table (scores, decisions, calibration labels) and index it by item.
 
     The companion of :func:`validate_panel` for the one-row-per-item tables of
-    :func:`judgerisk.certified.score_panel` and ``judgerisk score``.
+    :func:`judgerisk.studies.certified.score_panel` and ``judgerisk score``.
 
     Parameters
     ----------

@@ -1,8 +1,8 @@
 r"""What the one-judge report says: BPE per item and SCOPE's certified verdicts.
 
 A panel of one judge in both answer orders (``original`` and ``swap``) has no consensus or
-conflict to measure; its report (``judgerisk/reports/one_judge_report.md``, rendered by
-:mod:`judgerisk.report`) follows the SCOPE paper instead. For an item with canonical logits
+conflict to measure; its report (``judgerisk/report/templates/one_judge_report.md``, rendered by
+:mod:`judgerisk.report.build`) follows the SCOPE paper instead. For an item with canonical logits
 :math:`\ell_{\mathrm{fwd}}` (original order) and :math:`\ell_{\mathrm{rev}}` (swapped order,
 mapped back to the original orientation),
 
@@ -43,7 +43,7 @@ def one_judge_errors(table: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`judgerisk.report.report_table` of a one-judge panel (by item: ``bpe``,
+        :func:`judgerisk.report.build.report_table` of a one-judge panel (by item: ``bpe``,
         ``verdict``, ``gold``).
 
     Returns
@@ -102,12 +102,12 @@ def one_judge_riskiest(table: pd.DataFrame, n: int = 10) -> pd.DataFrame:
 def one_judge_certify(panel: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """SCOPE on the panel's own gold: labelled items calibrate, the others are decided.
 
-    Returns :func:`judgerisk.importers.cli.bpe_table` with a calibration (``role``, ``error``,
+    Returns :func:`judgerisk.selective.one_judge.bpe_table` with a calibration (``role``, ``error``,
     ``threshold``, ``accepted``), one row per item seen in both orders, with ``alpha`` and
     ``feasible`` (a finite threshold), the columns
-    :func:`judgerisk.report_content.certified_text` reads.
+    :func:`judgerisk.report.content.certified_text` reads.
     """
-    from judgerisk.importers.cli import bpe_table
+    from judgerisk.selective.one_judge import bpe_table
 
     labelled = panel.dropna(subset=["gold"]).drop_duplicates("item")[["item", "gold"]]
     out = bpe_table(panel, labelled, alpha)

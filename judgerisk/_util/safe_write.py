@@ -170,6 +170,6 @@ def atomic_write(path: str | Path, write: Callable[[Path], object]) -> Path:
     The temporary folder is created exclusively in ``path``'s folder (so the rename is atomic)
     with an unpredictable name; no planted file or link can redirect the write. On any failure
     (SIGTERM included) it is removed and ``path`` is left as it was. See
-    :mod:`judgerisk.safe_write`.
+    :mod:`judgerisk._util.safe_write`.
     """
     return atomic_write_group([(path, write)])[0]
