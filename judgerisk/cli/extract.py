@@ -64,48 +64,49 @@ class Extract(Command):
         return super().register(sub)
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
-        self.add_common_arguments(p)
+        add_common_arguments(p)
         _add_backend_options(p)
-
-    def add_common_arguments(self, p: argparse.ArgumentParser) -> None:
-        """The options of every backend (each backend's own are added after them)."""
-        p.add_argument(
-            "--model",
-            default=None,
-            help="bundled name, folder, .gguf file, cached hub "
-            "id (hf/gguf; nothing is downloaded); the server's model name (openai)",
-        )
-        p.add_argument("--items", required=True, help="items .jsonl/.json/.csv/.parquet")
-        p.add_argument("--out", required=True, help="output folder")
-        p.add_argument(
-            "--backend",
-            default="hf",
-            help="judge engine: hf, gguf, openai, or a plug-in's name (entry-point group "
-            "judgerisk.judge_backends)",
-        )
-        p.add_argument(
-            "--conditions", nargs="+", default=list(CONDITIONS), metavar="COND", help="conditions"
-        )
-        p.add_argument("--judge", default=None, help="judge name (None: from the model)")
-        p.add_argument(
-            "--batch-size",
-            type=_batch_size,
-            default="auto",
-            help="prompts per forward pass and per result part, or 'auto'",
-        )
-        p.add_argument("--template", default="pairwise_v1", help="shipped name or JSON file")
-        p.add_argument(
-            "--chat-template",
-            default=None,
-            help="Jinja file overriding the tokenizer's chat template, or 'plain'",
-        )
-        p.add_argument(
-            "--min-verdict-mass", type=float, default=0.5, help="warn below this P(A) + P(B)"
-        )
-        add_progress(p, default=True)
 
     def run(self, args: argparse.Namespace) -> int:
         return _run(args)
+
+
+def add_common_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of every backend (each backend's own are added after them)."""
+    p.add_argument(
+        "--model",
+        default=None,
+        help="bundled name, folder, .gguf file, cached hub "
+        "id (hf/gguf; nothing is downloaded); the server's model name (openai)",
+    )
+    p.add_argument("--items", required=True, help="items .jsonl/.json/.csv/.parquet")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument(
+        "--backend",
+        default="hf",
+        help="judge engine: hf, gguf, openai, or a plug-in's name (entry-point group "
+        "judgerisk.judge_backends)",
+    )
+    p.add_argument(
+        "--conditions", nargs="+", default=list(CONDITIONS), metavar="COND", help="conditions"
+    )
+    p.add_argument("--judge", default=None, help="judge name (None: from the model)")
+    p.add_argument(
+        "--batch-size",
+        type=_batch_size,
+        default="auto",
+        help="prompts per forward pass and per result part, or 'auto'",
+    )
+    p.add_argument("--template", default="pairwise_v1", help="shipped name or JSON file")
+    p.add_argument(
+        "--chat-template",
+        default=None,
+        help="Jinja file overriding the tokenizer's chat template, or 'plain'",
+    )
+    p.add_argument(
+        "--min-verdict-mass", type=float, default=0.5, help="warn below this P(A) + P(B)"
+    )
+    add_progress(p, default=True)
 
 
 def _unavailable(sub: argparse._SubParsersAction, reason: str) -> argparse.ArgumentParser:
@@ -172,7 +173,7 @@ def backend_kwargs(args: argparse.Namespace, chat_template: str | None) -> dict:
     own = backend_options(args.backend)
     names = {o.name for o in own}
     common = argparse.ArgumentParser(add_help=False)
-    COMMAND.add_common_arguments(common)  # --batch-size is every backend's
+    add_common_arguments(common)  # --batch-size is every backend's
     names |= {a.dest for a in common._actions}
     others = {o.flag: o.name for b in JUDGE_BACKENDS for o in backend_options(b)}
     given = sorted(f for f, n in others.items() if n not in names and n in vars(args))
