@@ -706,11 +706,15 @@ def read_table(path: str | Path) -> pd.DataFrame:
         ) from None
 
 
-def write_table(df: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as csv, parquet or jsonl (by extension), without the index, atomically."""
+def write_table(df: pd.DataFrame, path: str | Path, *, exclusive: bool = False) -> Path:
+    """Write a table as csv, parquet or jsonl (by extension), without the index, atomically.
+
+    ``exclusive=True`` never replaces an existing ``path``
+    (:class:`judgerisk._util.safe_write.OutputExistsError`; see :func:`atomic_write`).
+    """
     path = Path(path)
     writer = _WRITERS[_format_of(path, _WRITERS)]
-    return atomic_write(path, lambda tmp: writer(df, tmp))
+    return atomic_write(path, lambda tmp: writer(df, tmp), exclusive=exclusive)
 
 
 def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS) -> pd.DataFrame:

@@ -13,12 +13,11 @@ from __future__ import annotations
 import ast
 import math
 import os
-import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from judgerisk._util.safe_write import TMP_PREFIX, atomic_write_group
+from judgerisk._util.safe_write import atomic_write_group, private_folder
 from judgerisk.book import render, runbook
 from judgerisk.book.runbook import Parameter, chapter_parameters, parameters_markdown
 
@@ -270,7 +269,7 @@ def run_chapter(
     page = out.with_suffix(".html")  # the readable page, written beside the notebook
     check_output_path(page, (".html",), inputs, overwrite=overwrite)
     # a private folder beside the output; left by a killed run, the next write sweeps it
-    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f"{TMP_PREFIX}{os.getpid()}-") as tmp:
+    with private_folder(out.parent) as tmp:
         if announce is not None:
             origin = f"--from {source}" if source is not None else "the installed judgerisk"
             announce(f"running {md} (from {origin}) with papermill, one kernel, every cell")
@@ -293,9 +292,11 @@ def run_chapter(
             chapter=md.stem,
             book=book if (book / "_toc.yml").is_file() else None,
         )
-        # the notebook and its page are published together (or neither is)
+        # the notebook and its page are published together (or neither is), and onto free
+        # names without --overwrite: of two racing runs exactly one publishes
         atomic_write_group(
-            [(out, lambda t: os.replace(written, t)), (page, lambda t: os.replace(rendered, t))]
+            [(out, lambda t: os.replace(written, t)), (page, lambda t: os.replace(rendered, t))],
+            exclusive=not overwrite,
         )
     return out, seconds
 

@@ -14,6 +14,7 @@ from judgerisk.cli.common import (
     alpha,
     check_output,
     command_record,
+    write_output,
 )
 
 if TYPE_CHECKING:  # building the parser imports no pandas
@@ -53,7 +54,6 @@ class Bpe(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk.panel import load_panel, read_table
-        from judgerisk.provenance import finish_record, write_table_with_record
 
         check_output(args, args.output, (args.panel, args.calibration))
         loaded = {"panel": load_panel(args.panel, conditions=None)}
@@ -72,7 +72,7 @@ class Bpe(Command):
                 n_test=len(test),
                 thresholds=table.groupby("judge")["threshold"].first().to_dict(),
             )
-        write_table_with_record(table, args.output, finish_record(record, settings))
+        write_output(args, table, args.output, record, settings)
         msg = f"wrote {args.output}: BPE of {len(table)} (item, judge) pairs; {n_tie} tie verdicts"
         if args.calibration:
             msg += (

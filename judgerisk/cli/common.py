@@ -66,6 +66,7 @@ __all__ = [
     "say",
     "seed",
     "settings_from",
+    "write_output",
 ]
 
 EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_DEPENDENCY, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -204,6 +205,26 @@ def check_output(
     ins = tuple(i for i in inputs if i is not None)
     return check_output_path(
         path, suffixes or TABLE_SUFFIXES, ins, option=option, overwrite=args.overwrite
+    )
+
+
+def write_output(
+    args: argparse.Namespace,
+    table: pd.DataFrame,
+    path: str | Path,
+    record: dict,
+    settings: dict | None = None,
+) -> Path:
+    """Publish a table with its record finished with ``settings``: the other half of the rule.
+
+    Written atomically, the table and its sidecar as one unit; without ``--overwrite`` onto free
+    names only, so that of two commands racing for one new output exactly one writes it
+    (:func:`judgerisk.provenance.write_table_with_record`).
+    """
+    from judgerisk.provenance import finish_record, write_table_with_record
+
+    return write_table_with_record(
+        table, path, finish_record(record, settings), overwrite=args.overwrite
     )
 
 

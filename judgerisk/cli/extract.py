@@ -192,8 +192,9 @@ def backend_kwargs(args: argparse.Namespace, chat_template: str | None) -> dict:
 def check_extract_paths(out: str | Path, inputs: dict[str, str | Path | None]) -> Path:
     """Refuse, before any work, an output folder whose files would overwrite an input.
 
-    ``OUT/panel.parquet``, ``OUT/manifest.json`` and everything under ``OUT/parts`` are written;
-    no input (items, template, chat template, model file) may be one of them.
+    ``OUT/panel.parquet``, ``OUT/manifest.json``, ``OUT/served.json`` and everything under
+    ``OUT/parts`` are written; no input (items, template, chat template, model file) may be one
+    of them.
 
     Raises
     ------
@@ -205,7 +206,7 @@ def check_extract_paths(out: str | Path, inputs: dict[str, str | Path | None]) -
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise OutputPathError(f"--out {out}: is a file, not a folder")
-    written = {(out / "panel.parquet").resolve(), (out / "manifest.json").resolve()}
+    written = {(out / name).resolve() for name in ("panel.parquet", "manifest.json", "served.json")}
     parts = (out / "parts").resolve()
     for option, path in inputs.items():
         if path is None or not Path(path).exists():

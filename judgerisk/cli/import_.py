@@ -13,7 +13,14 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
-from judgerisk.cli.common import EXIT_OK, Command, add_overwrite, check_output, command_record
+from judgerisk.cli.common import (
+    EXIT_OK,
+    Command,
+    add_overwrite,
+    check_output,
+    command_record,
+    write_output,
+)
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -125,15 +132,13 @@ class Import(Command):
         add_overwrite(p)
 
     def run(self, args: argparse.Namespace) -> int:
-        from judgerisk.provenance import finish_record, write_table_with_record
-
         _assumptions(vars(args))  # an unknown format: an error listing the formats
         check_output(args, args.output, tuple(args.paths))
         inputs = {f"input {k + 1}": (p, None) for k, p in enumerate(args.paths)}
         record = command_record(args, inputs)
         panel, info = _import(record)
         settings = {"rows": len(panel), **info["shape"], "assumptions": info}
-        write_table_with_record(panel, args.output, finish_record(record, settings))
+        write_output(args, panel, args.output, record, settings)
         _print_assumptions(args, panel, info)
         return EXIT_OK
 

@@ -20,6 +20,7 @@ from judgerisk.cli.common import (
     say,
     seed,
     settings_from,
+    write_output,
 )
 from judgerisk.options import ACCELERATIONS, PROTOCOLS, OptionError, ScoreSettings
 
@@ -95,7 +96,6 @@ class Score(Command):
         from judgerisk._util.progress import want_progress
         from judgerisk.orientation import count_ties
         from judgerisk.panel import load_panel
-        from judgerisk.provenance import finish_record, write_table_with_record
 
         check_output(args, args.output, (args.panel,))
         settings = settings_from(ScoreSettings, vars(args))
@@ -107,7 +107,7 @@ class Score(Command):
         table = _score(panel, settings, getattr(args, "max_seeds", None), progress)
         out = {"seeds": table.attrs.get("seeds", []), "n_items": len(table)}
         out.update(columns=list(table.columns), ties=count_ties(panel))
-        write_table_with_record(table.reset_index(), args.output, finish_record(record, out))
+        write_output(args, table.reset_index(), args.output, record, out)
         print(
             f"wrote {args.output}: {len(table)} items; columns {', '.join(table.columns)}",
             file=sys.stderr,

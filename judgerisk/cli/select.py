@@ -15,6 +15,7 @@ from judgerisk.cli.common import (
     check_output,
     command_record,
     settings_from,
+    write_output,
 )
 from judgerisk.options import SelectSettings
 
@@ -62,7 +63,6 @@ class Select(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk.panel import read_table
-        from judgerisk.provenance import finish_record, write_table_with_record
 
         check_output(args, args.output, (args.scores, args.calibration))
         scores = read_table(args.scores)
@@ -72,7 +72,7 @@ class Select(Command):
         record = command_record(args, inputs)
         decisions = self.recompute(record, {"scores": scores, "calibration": calibration})
         attrs = dict(decisions.attrs)
-        write_table_with_record(decisions, args.output, finish_record(record, attrs))
+        write_output(args, decisions, args.output, record, attrs)
         test = decisions[decisions["role"] == "test"]
         n_acc = int(test["accepted"].sum())
         lam = attrs.get("threshold", float("nan"))

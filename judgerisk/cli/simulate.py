@@ -16,6 +16,7 @@ from judgerisk.cli.common import (
     count,
     positive_int,
     seed,
+    write_output,
 )
 from judgerisk.options import CONDITIONS, OptionError
 
@@ -67,7 +68,6 @@ class Simulate(Command):
         add_overwrite(p)
 
     def run(self, args: argparse.Namespace) -> int:
-        from judgerisk.provenance import finish_record, write_table_with_record
         from judgerisk.simulate import calibration_labels, simulate_panel
 
         check_output(args, args.output)
@@ -86,10 +86,10 @@ class Simulate(Command):
         data = sim.data if args.gold else sim.data.drop(columns="gold")
         record = command_record(args)
         settings = {"n_items": int(data["item"].nunique()), "rows": len(data)}
-        out = write_table_with_record(data, args.output, finish_record(record, settings))
+        out = write_output(args, data, args.output, record, settings)
         if args.labels is not None:
             labels = calibration_labels(sim.data, args.n_labelled, args.seed)
-            write_table_with_record(labels, args.labels, finish_record(record, {"part": "labels"}))
+            write_output(args, labels, args.labels, record, {"part": "labels"})
         print(
             f"wrote {out}: {data['item'].nunique()} items x {data['judge'].nunique()} judges x "
             f"{data['condition'].nunique()} conditions ({len(data)} rows)"

@@ -15,6 +15,7 @@ take it and passes it only to them (:func:`backend_options`). Every factory also
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from judgerisk._util.registry import Registry
+from judgerisk.extract.http_client import MAX_RETRIES, MAX_TIMEOUT
 from judgerisk.extract.judge import HFJudge, Judge
 
 __all__ = [
@@ -37,20 +39,34 @@ __all__ = [
 Factory = Callable[..., Judge]
 
 
-def _positive(kind: type) -> Callable[[str], Any]:
-    """An option type: a number of ``kind`` greater than 0."""
+def _positive(kind: type, high: float = math.inf) -> Callable[[str], Any]:
+    """An option type: a finite number of ``kind`` greater than 0 (and at most ``high``)."""
 
     def parse(text: str) -> Any:
         try:
             value = kind(text)
         except ValueError:
             value = 0
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        if not (value > 0 and math.isfinite(value) and value <= high):
+            bound = "" if high == math.inf else f" up to {high:g}"
+            raise argparse.ArgumentTypeError(f"expected a positive number{bound}, got {text!r}")
         return value
 
     parse.__name__ = kind.__name__
     return parse
+
+
+def _retries(text: str) -> int:
+    """An option type: retries, a whole number from 0 to :data:`MAX_RETRIES`."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_RETRIES:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 0 to {MAX_RETRIES}, got {text!r}"
+        )
+    return value
 
 
 @dataclass(frozen=True)
@@ -308,8 +324,18 @@ OPENAI_OPTIONS = (
         metavar="VAR",
     ),
     BackendOption("concurrency", "requests in flight", default=4, type=_positive(int)),
-    BackendOption("timeout", "seconds per request", default=60.0, type=_positive(float)),
-    BackendOption("retries", "retries on timeout, 429, 5xx", default=4, type=int),
+    BackendOption(
+        "timeout",
+        "seconds for a whole try of one request (connect, send, answer)",
+        default=60.0,
+        type=_positive(float, MAX_TIMEOUT),
+    ),
+    BackendOption(
+        "retries",
+        "retries on timeout, 408/409/425/429, 5xx (waits capped at 60 s; no redirect is followed)",
+        default=4,
+        type=_retries,
+    ),
     BackendOption("top_logprobs", "top-k list size", default=20, type=_positive(int)),
 )
 
