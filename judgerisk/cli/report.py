@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,8 @@ from judgerisk.cli.common import (
     add_overwrite,
     add_progress,
     alpha,
-    command_options,
+    check_output,
+    command_record,
     positive_int,
     say,
     seed,
@@ -68,15 +70,21 @@ class Report(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk._util.progress import want_progress
+        from judgerisk.panel import load_panel
         from judgerisk.report.build import render_report
 
+        # the output and the panel are checked before the record hashes the panel (its
+        # warnings are the report's to show: render_report reads it again)
+        check_output(args, args.output, (args.panel,), suffixes=(".html", ".htm"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            n_rows = len(load_panel(args.panel))
         out = render_report(
             args.panel,
             args.output,
             parameters=settings_from(ReportSettings, vars(args)).as_parameters(),
             timeout=args.timeout,
-            command=["judgerisk", *args.argv],
-            options=command_options(args),
+            record=command_record(args, {"panel": (args.panel, n_rows)}),
             progress=want_progress(args.progress),
             overwrite=args.overwrite,
             announce=lambda doing: say(args, doing),
