@@ -46,10 +46,12 @@ SHIPPED_BOOK = "_book"
 
 
 def _package_dir() -> Path:
-    """The folder of the installed ``judgerisk`` package."""
-    import judgerisk
+    """The folder of the installed ``judgerisk`` package (found without importing its face)."""
+    import importlib.util
 
-    return Path(judgerisk.__file__).resolve().parent
+    spec = importlib.util.find_spec("judgerisk")
+    assert spec is not None and spec.origin is not None  # this module is inside it
+    return Path(spec.origin).resolve().parent
 
 
 def installed_chapters() -> Path:
