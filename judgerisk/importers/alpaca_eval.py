@@ -24,7 +24,6 @@ import pandas as pd
 
 from judgerisk.importers.base import (
     DEFAULT_EPSILON,
-    TIE,
     WHERE,
     A,
     B,
@@ -42,23 +41,26 @@ __all__ = ["read_alpaca_eval"]
 _FIELDS = ("instruction", "generator_1", "generator_2", "annotator", "preference")
 
 
-#: The most certain probability a panel holds (its logit clip, ±20): a weighted preference
-#: of 1 or 2 (P = 1 or 0 after rounding) is put there, the end of the monotone map.
-_P_MAX = 1.0 / (1.0 + math.exp(-LOGIT_CLIP))
+def _hard_logit(pref: float, epsilon: float) -> float:
+    if pref in (0.0, 1.5):  # a tie (0 in older versions)
+        return 0.0
+    p = hard_p(A if pref == 1.0 else B, epsilon)
+    return math.log(p) - math.log1p(-p)
 
 
-def _hard_p(pref: float, epsilon: float) -> float:
+def _weighted_logit(pref: float) -> float:
+    r"""``log((2 - w) / (w - 1))``, the log-odds of ``p = 2 - w``, in the panel's ±20.
+
+    For ``w`` in [1, 2] both ``2 - w`` and ``w - 1`` are exact in floating point, so the
+    log-odds is exact too; ``w = 1`` (``2``) is the most certain end, +20 (-20).
+    """
+    if pref in (0.0, 1.5):
+        return 0.0
     if pref == 1.0:
-        return hard_p(A, epsilon)
+        return LOGIT_CLIP
     if pref == 2.0:
-        return hard_p(B, epsilon)
-    return hard_p(TIE, epsilon)  # 1.5, or 0 (older versions' tie)
-
-
-def _weighted_p(pref: float) -> float:
-    if pref == 0.0:  # older versions' tie
-        return 0.5
-    return min(max(2.0 - pref, 1.0 - _P_MAX), _P_MAX)
+        return -LOGIT_CLIP
+    return min(max(math.log(2.0 - pref) - math.log(pref - 1.0), -LOGIT_CLIP), LOGIT_CLIP)
 
 
 def _is_weighted(pref: float) -> bool:
@@ -126,7 +128,9 @@ def read_alpaca_eval(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSIL
             "item": item_id(rec["instruction"], rec["generator_1"], rec["generator_2"]),
             "judge": str(rec["annotator"]),
             "condition": "original",
-            "p": _weighted_p(pref) if weighted[str(rec["annotator"])] else _hard_p(pref, epsilon),
+            "logit": _weighted_logit(pref)
+            if weighted[str(rec["annotator"])]
+            else _hard_logit(pref, epsilon),
             "instruction": rec["instruction"],
             "generator_1": rec["generator_1"],
             "generator_2": rec["generator_2"],
@@ -151,8 +155,9 @@ def read_alpaca_eval(paths: Sequence[str | Path], epsilon: float = DEFAULT_EPSIL
                 ),
                 (
                     f"weighted annotators {kinds['weighted']} (a preference strictly between 1 "
-                    "and 2 other than 1.5): every w in [1, 2] -> p = 2 - w, kept in "
-                    f"[{1 - _P_MAX:.3g}, {_P_MAX:.10f}] (logit ±{LOGIT_CLIP:g})",
+                    "and 2 other than 1.5): every w in [1, 2] -> p = 2 - w, log-odds "
+                    f"log((2 - w) / (w - 1)) kept within ±{LOGIT_CLIP:g} (w = 1 -> "
+                    f"+{LOGIT_CLIP:g}, the most certain end)",
                     kinds["weighted"],
                 ),
             )

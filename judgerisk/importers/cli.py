@@ -265,7 +265,8 @@ def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
             """
         )
         + formats,
-        epilog="example:\n  judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv\n"
+        epilog="examples:\n  judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv\n"
+        "  judgerisk import arena_hard data/arena-hard-v2.0/model_judgment -o panel.csv\n"
         "  judgerisk report panel.csv -o report.html",
         formatter_class=fmt,
     )

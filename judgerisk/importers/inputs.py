@@ -44,7 +44,8 @@ class Inputs:
 
 def _walk(folder: Path) -> tuple[list[Path], int]:
     """Every visible file under ``folder`` (sorted) and the number of hidden entries left out."""
-    found, hidden = [], 0
+    found: list[Path] = []
+    hidden = 0
     for root, dirs, names in os.walk(folder):
         hidden += sum(d.startswith(".") for d in dirs) + sum(n.startswith(".") for n in names)
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))

@@ -10,7 +10,7 @@ original B, its logit is negated, and it is aligned by ``doc_id``.
 ``target`` is what the task's ``doc_to_target`` returned: most tasks give the gold choice's index,
 but WinoGrande gives the shared continuation's text (its two choices are two partial contexts
 before the same continuation), and a task whose ``doc_to_target`` renders the choice's text
-(QNLI's early 0.4 configuration) gives ``"yes"`` / ``"no"``. The gold is read, in this order,
+(as older QNLI logs have it) gives ``"yes"`` / ``"no"``. The gold is read, in this order,
 from a choice index, from a text equal to exactly one choice's continuation, or from ``acc``:
 with two choices, ``acc = 1`` means the choice of larger log-likelihood (the harness's
 ``argmax``, the first on a tie) is gold and ``acc = 0`` that the other is.
@@ -71,7 +71,9 @@ def _continuations(rec: dict) -> list[str] | None:
         conts = [a[1] if isinstance(a, list | tuple) and len(a) > 1 else None for a in args]
     else:
         return None
-    return conts if all(isinstance(c, str) for c in conts) else None
+    return (
+        [c for c in conts if isinstance(c, str)] if all(isinstance(c, str) for c in conts) else None
+    )
 
 
 def _gold_from_target(target: object, rec: dict) -> tuple[int, str] | None:

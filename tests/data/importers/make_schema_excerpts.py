@@ -131,7 +131,10 @@ for t in range(15):
 # Its own generator, so that the excerpts above stay as they were.
 rng_v2 = np.random.default_rng(20261202)
 V2_LABELS = ["A>>B", "A>B", "A=B", "B>A", "B>>A", "A<<B", "A<B", "B=A", "B<A", "B<<A"]
-CATEGORY_BASELINE = {"hard_prompt": "o3-mini-2025-01-31", "creative_writing": "gemini-2.0-flash-001"}
+CATEGORY_BASELINE = {
+    "hard_prompt": "o3-mini-2025-01-31",
+    "creative_writing": "gemini-2.0-flash-001",
+}
 recs = []
 for k in range(24):
     category = "hard_prompt" if k % 3 else "creative_writing"
@@ -146,7 +149,10 @@ for k in range(24):
             {
                 "score": score,
                 "judgment": {"answer": f"... My final verdict is: [[{score}]]"},
-                "prompt": [{"role": "system", "content": "..."}, {"role": "user", "content": "..."}],
+                "prompt": [
+                    {"role": "system", "content": "..."},
+                    {"role": "user", "content": "..."},
+                ],
             }
         )
     recs.append(
