@@ -527,3 +527,14 @@ def test_the_record_keeps_how_folders_were_read(tmp_path, capsys):
     info = read_record(out)["assumptions"]
     assert info["files"] == [str(next(AH2_REAL.glob("model_judgment/*/*.jsonl")))]
     assert info["inputs"][0].startswith(f"{AH2_REAL}: 1 file(s) of the layout")
+
+
+def test_a_per_path_baseline_must_name_an_existing_path(tmp_path):
+    src = next(AH1_REAL.glob("model_judgment/*/*.jsonl"))
+    with pytest.raises(PanelError, match=r"'no/such/dir' is no file or folder"):
+        import_judgments("arena_hard", [src], baseline="no/such/dir=gpt-4-0314")
+    with pytest.raises(PanelError, match="--baseline given twice as a model"):
+        import_judgments("arena_hard", [src], baseline=["gpt-4-0314", "gpt-4o"])
+    panel, rec = import_judgments("arena_hard", [src], baseline=[f"{src.parent}=gpt-4-0314"])
+    assert set(panel["baseline"]) == {"gpt-4-0314"}
+    assert "(--baseline)" in rec["assumptions"]["baseline (answer A of game 1)"]

@@ -58,7 +58,12 @@ def _baselines(baseline: Baseline) -> tuple[str | None, dict[Path, str]]:
     default, per_path = None, {}
     for value in map(str, items):
         path, sep, model = value.rpartition("=")
-        if sep and path and model and Path(path).exists():
+        if sep and path and model:
+            if not Path(path).exists():
+                raise PanelError(
+                    f"--baseline {value!r}: {path!r} is no file or folder; give MODEL for every "
+                    "file, or PATH=MODEL with an existing PATH"
+                )
             per_path[Path(path).absolute()] = model
         elif default is not None and default != value:
             raise PanelError(
