@@ -256,6 +256,67 @@ def test_judge_by_model_and_prompt_gives_judges_that_share_no_item(tmp_path, cap
     assert "not a panel" in err and "next: judgerisk report" not in err
     with pytest.raises(PanelError, match="share no item.*--judge-by model"):
         check_scorable(load_panel(out, None))
+    # and no chapter of the book draws a panel page from it either (refused before a kernel)
+    nb = tmp_path / "ch04.ipynb"
+    rc = main(["run", "04", "--small", "--param", f"panel_path={out}", "-o", str(nb)])
+    line = _one_error_line(capsys.readouterr().err)
+    assert rc == EXIT_USAGE and "share no item" in line and not nb.exists()
+
+
+# --------------------------------------------------------------------------- one judge, ties
+#: a verdict of the original order's answer A: 1 (A), 1/2 (tie), 0 (B); FastChat's winners are
+#: already in the original order, Arena-Hard's game 2 is in the order it showed (A = the model)
+FC_VERDICT = {"model_1": 1.0, "tie": 0.5, "model_2": 0.0}
+AH_SHOWN = {"A>>B": 1.0, "A>B": 1.0, "A=B": 0.5, "B>A": 0.0, "B>>A": 0.0}
+
+
+def _fastchat_pairs() -> list[tuple[float, float]]:
+    raw = _records(FC_REAL / "gpt-4_pair.jsonl")
+    return [
+        (FC_VERDICT[r["g1_winner"]], FC_VERDICT[r["g2_winner"]])
+        for r in raw
+        if r["g1_winner"] in FC_VERDICT and r["g2_winner"] in FC_VERDICT
+    ]
+
+
+def _arena_hard_pairs() -> list[tuple[float, float]]:
+    raw = _records(next(AH1_REAL.glob("model_judgment/*/*.jsonl")))
+    return [
+        (AH_SHOWN[g1["score"]], 1.0 - AH_SHOWN[g2["score"]])  # game 2 mapped back
+        for g1, g2 in (r["games"] for r in raw)
+        if g1 and g2 and g1["score"] is not None and g2["score"] is not None
+    ]
+
+
+@pytest.mark.parametrize(
+    "fmt, path, options, pairs",
+    [
+        ("fastchat", FC_REAL / "gpt-4_pair.jsonl", {}, _fastchat_pairs),
+        ("arena_hard", AH1_REAL, {"baseline": "gpt-4-0314"}, _arena_hard_pairs),
+    ],
+)
+def test_one_judge_consistency_counts_a_tie_against_a_tie_as_the_same_verdict(
+    fmt, path, options, pairs
+):
+    from judgerisk.describe import flip_rates
+    from judgerisk.importers.cli import bpe_table
+    from judgerisk.report_one_judge import one_judge_overview, order_consistency
+
+    raw = pairs()
+    assert (0.5, 0.5) in raw  # the real file holds a tie in both orders
+    assert any(0.5 in pair and len(set(pair)) == 2 for pair in raw)  # and a tie against a verdict
+    # from the raw file: a tie in both orders is the same verdict, a tie against A or B half of
+    # one (one minus the flip rate, as every vote-based figure of judgerisk counts ties)
+    theirs = 1 - float(np.mean([abs(a - b) for a, b in raw]))
+    strict_old = float(np.mean([a == b != 0.5 for a, b in raw]))  # ties never consistent
+    panel, _ = import_judgments(fmt, [path], **options)
+    table = bpe_table(panel)
+    assert len(table.dropna(subset=["bpe"])) == len(raw)
+    assert order_consistency(table) == pytest.approx(theirs)
+    assert order_consistency(table) > strict_old
+    assert order_consistency(table) == pytest.approx(1 - flip_rates(panel)["flip_rate"].iloc[0])
+    shown = one_judge_overview(table)["same verdict in both orders (a tie counts as a verdict)"]
+    assert shown == f"{theirs:.1%}"
 
 
 # --------------------------------------------------------------------------- lm-evaluation-harness
