@@ -389,6 +389,9 @@ def test_real_weighted_preferences_map_monotonically(tmp_path, capsys):
     assert sum(r["preference"] == 1.0 for r in raw) == 2  # the two exact 1.0 of that file
     rc, err, out = _import(tmp_path, capsys, "alpaca_eval", str(path))
     assert rc == EXIT_OK, err
+    # one annotator in one order: import names no command that would refuse it
+    assert "next: judgerisk report" not in err
+    assert "next: no judgerisk command scores one judge in one answer order" in err
     panel = load_panel(out, None)
     by_instruction = panel.set_index("instruction")["logit"]
     prefs = [(r["preference"], by_instruction[r["instruction"]]) for r in raw]
@@ -504,6 +507,18 @@ def test_refusals_say_what_to_pass(tmp_path, capsys):
     )
     rc, err, _ = _import(tmp_path, capsys, "arena_hard", str(tmp_path / "no" / "*.jsonl"))
     assert rc == EXIT_USAGE and "the pattern matches no file" in _one_error_line(err)
+    # a file whose every judgement was dropped: the real record whose two games are null
+    src = next(AH1_REAL.glob("model_judgment/*/*.jsonl"))
+    failed = [line for line in src.read_text(encoding="utf-8").splitlines() if line]
+    failed = [line for line in failed if all(g["score"] is None for g in json.loads(line)["games"])]
+    assert len(failed) == 1
+    only = tmp_path / "model_judgment" / src.parent.name / src.name
+    only.parent.mkdir(parents=True)
+    only.write_text(failed[0] + "\n", encoding="utf-8")
+    rc, err, _ = _import(tmp_path, capsys, "arena_hard", str(only), "--baseline", "gpt-4-0314")
+    line = _one_error_line(err)
+    assert rc == EXIT_USAGE and "every one was dropped (1 game 1 score = null, 1 game 2" in line
+    assert "rerun the judge on the failed records" in line
 
 
 def test_a_missing_extra_is_named(tmp_path, capsys, monkeypatch):
