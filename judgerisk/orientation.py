@@ -9,7 +9,10 @@ matched votes and the aggregators' hard-vote inputs. :func:`count_ties` counts t
 **Orientation.** The contract's probabilities are canonical: after an order swap the judge's
 "A" is the original B, so the swapped verdict must be mapped back. A judge whose canonical
 verdicts disagree between the two orders on more than half of its items almost surely was not
-mapped back (a judge at chance disagrees on about half); :func:`check_orientation` names it.
+mapped back (a judge at chance disagrees on about half); :func:`check_orientation` names it
+when the excess over one half is more than chance explains: a one-sided binomial test of
+"disagrees on at most half" at level :data:`ORIENTATION_LEVEL` (one item, or three of four,
+never suffices; four of four does).
 """
 
 from __future__ import annotations
@@ -18,10 +21,21 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binom
 
 from judgerisk.options import FAMILIES
 
-__all__ = ["NAMED_JUDGES", "count_ties", "check_orientation", "order_disagreement", "tie_message"]
+__all__ = [
+    "NAMED_JUDGES",
+    "ORIENTATION_LEVEL",
+    "count_ties",
+    "check_orientation",
+    "order_disagreement",
+    "tie_message",
+]
+
+#: Level of the binomial test behind :func:`check_orientation`'s warning.
+ORIENTATION_LEVEL = 0.1
 
 
 def count_ties(panel: pd.DataFrame) -> dict[str, int]:
@@ -88,9 +102,11 @@ NAMED_JUDGES = 3
 def check_orientation(panel: pd.DataFrame) -> list[str]:
     """Warn, naming each judge whose canonical verdicts flip under an order swap on > 1/2 its items.
 
-    Up to :data:`NAMED_JUDGES` judges of an order pair get a warning each; more (a crowd of
-    judges seen on a few items each, where a share above 1/2 is often chance) get one note for
-    them all, with their count, their pooled share and the first few names.
+    The share must exceed one half by more than chance: the one-sided binomial test of
+    "disagrees with probability at most 1/2" rejects at :data:`ORIENTATION_LEVEL`. Up to
+    :data:`NAMED_JUDGES` such judges of an order pair get a warning each; more (a crowd of
+    judges seen on a few items each) get one note for them all, with their count, their pooled
+    share and the first few names.
 
     Returns the warning messages (also issued as ``UserWarning``).
     """
@@ -103,7 +119,11 @@ def check_orientation(panel: pd.DataFrame) -> list[str]:
         "position bias)"
     )
     for (swapped, shown), rows in table.groupby(["swapped", "shown"], sort=False):
-        flagged = rows[(rows["n_items"] > 0) & (rows["disagree"] > 0.5)]
+        n = rows["n_items"].to_numpy(int)
+        k = np.rint(rows["disagree"].to_numpy(float) * n)
+        # P(X >= k) for X ~ Binomial(n, 1/2): binomtest(k, n, 0.5, "greater").pvalue
+        significant = binom.sf(k - 1, n, 0.5) < ORIENTATION_LEVEL
+        flagged = rows[(n > 0) & (rows["disagree"].to_numpy(float) > 0.5) & significant]
         if len(flagged) <= NAMED_JUDGES:
             texts = [
                 f"judge {r.judge!r}: its verdicts in '{swapped}' disagree with '{shown}' on "
@@ -120,10 +140,10 @@ def check_orientation(panel: pd.DataFrame) -> list[str]:
             texts = [
                 f"{len(flagged)} of {len(rows)} judges seen in both '{swapped}' and '{shown}': "
                 f"their verdicts in '{swapped}' disagree with '{shown}' on more than half of "
-                f"their items (together on {pooled:.0%} of {n_pairs} items; first: {first}); "
-                "for a judge seen on many "
-                f"items {cause}; a judge seen on a few items crosses one half by chance as "
-                "well (judgerisk.orientation.order_disagreement lists every judge)"
+                f"their items (together on {pooled:.0%} of {n_pairs} items; first: {first}), "
+                "each by more than chance (a one-sided binomial test at level "
+                f"{ORIENTATION_LEVEL:g}); {cause} (judgerisk.orientation.order_disagreement "
+                "lists every judge)"
             ]
         for msg in texts:
             warnings.warn(msg, UserWarning, stacklevel=2)

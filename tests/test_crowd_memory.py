@@ -21,12 +21,12 @@ import pytest
 
 from judgerisk import cells
 from judgerisk.aggregators import AGGREGATORS, aggregate
-from judgerisk.certified import certify_panel, judge_bpe, score_panel, summarize_certified
-from judgerisk.describe import consensus, judge_accuracy, panel_overview
 from judgerisk.orientation import NAMED_JUDGES, check_orientation
 from judgerisk.panel import to_wide, validate_panel, wide_table
 from judgerisk.risk.baselines import baseline_scores
 from judgerisk.risk.signals import signal_s
+from judgerisk.studies.certified import certify_panel, judge_bpe, score_panel, summarize_certified
+from judgerisk.studies.describe import consensus, judge_accuracy, panel_overview
 
 
 def crowd(n_items: int, n_judges: int, per_item: int = 5, seed: int = 0) -> pd.DataFrame:
@@ -162,7 +162,7 @@ def test_a_crowd_gets_one_orientation_note(small_crowd):
     assert len(messages) == 1 and len(caught) == 1
     text = messages[0]
     assert f"of {raw['judge'].nunique()} judges seen in both 'swap' and 'original'" in text
-    assert "together on" in text and "first: " in text and "by chance" in text
+    assert "together on" in text and "first: " in text and "more than chance" in text
     few = raw[raw["judge"].isin(raw["judge"].unique()[:NAMED_JUDGES])]
     assert len(check_orientation(few)) == NAMED_JUDGES  # a few judges: named one by one
 

@@ -14,9 +14,9 @@ import json
 import pandas as pd
 import pytest
 
+from judgerisk._util.json_text import DuplicateKeyError, NestingError, loads, split_lines
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, main
 from judgerisk.importers import import_judgments
-from judgerisk.json_text import DuplicateKeyError, NestingError, loads, split_lines
 from judgerisk.panel import PanelError, load_panel
 
 DEEP = "[" * 200_000 + "]" * 200_000

@@ -171,7 +171,7 @@ def hostile_files(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.mark.parametrize("which", ["panel", "one"])
 def test_reports_on_hostile_names_are_inert(hostile_files, tmp_path, which):
-    from judgerisk.report import render_report
+    from judgerisk.report.build import render_report
 
     out = render_report(
         hostile_files[which], tmp_path / "r.html", parameters={"n_splits": 20, "alpha": 0.2}
@@ -184,7 +184,8 @@ def test_reports_on_hostile_names_are_inert(hostile_files, tmp_path, which):
 
 
 def test_a_run_page_on_hostile_names_is_inert(hostile_files, tmp_path, monkeypatch):
-    from judgerisk import cli, render
+    from judgerisk import cli
+    from judgerisk.book import render
 
     monkeypatch.chdir(tmp_path)
     argv = ["run", "11", "--small", "--param", f"panel_path={hostile_files['panel']}"]

@@ -15,13 +15,13 @@ import re
 import pytest
 
 from judgerisk.cli import EXIT_OK, EXIT_RUNTIME, main
-from judgerisk.report_check import compare_visible, page_markup
-from judgerisk.verify import ATOL, RTOL, compare_csv
+from judgerisk.cli.verify import ATOL, RTOL, compare_csv
+from judgerisk.report.check import compare_visible, page_markup
 
 
 @pytest.fixture(scope="module")
 def report_page(tmp_path_factory, simulated_panel):
-    from judgerisk.report import render_report
+    from judgerisk.report.build import render_report
 
     folder = tmp_path_factory.mktemp("report")
     panel = simulated_panel(n_items=90, n_judges=4, seed=5)
