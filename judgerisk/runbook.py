@@ -412,8 +412,20 @@ def main(argv: list[str] | None = None) -> int:
         html_out = args.html_out or root / "_build" / f"html-{args.profile}"
         index = build_book(out_dir, html_out, root)
         print(f"book built in {time.perf_counter() - start:.1f} s: {index}", flush=True)
-    return 0
+        from judgerisk.book_checks import check_book
 
+        executed = [out_dir / f"{Path(p).stem}.ipynb" for p in notebook_paths(root)]
+        problems = check_book(executed, index.parent)
+        for problem in problems:
+            print(f"book check: {problem}", file=sys.stderr)
+        if problems:
+            print(
+                f"the book has {len(problems)} problem(s) a reader must not see (above)",
+                file=sys.stderr,
+            )
+            return 1
+        print("book checked: no error, stderr output, warning, absolute path or empty glue")
+    return 0
 
 
 # ----------------------------------------------------------------- chapter parameters

@@ -55,6 +55,7 @@ LAYERS: dict[str, int] = {
     "judgerisk.verify": COMMANDS,
     "judgerisk.rerun": COMMANDS,
     "judgerisk.runbook": COMMANDS,
+    "judgerisk.book_checks": COMMANDS,  # what no page of the book may show
     "judgerisk.importers.cli": COMMANDS,
     "judgerisk.record_checks": COMMANDS,  # verify's checks of a record
     "judgerisk.report_check": COMMANDS,  # verify's check of a report's visible tables
