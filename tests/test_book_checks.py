@@ -76,3 +76,23 @@ def test_built_pages_are_checked_for_notes_paths_and_warnings(tmp_path):
     nbformat.write(_notebook(new_output("stream", name="stderr", text="w\n")), nb_path)
     found = check_book([nb_path], html)
     assert len(found) == 4 and found[0].startswith("11_x, cell 0: stderr output")
+
+
+def test_a_warning_a_chapter_expects_becomes_a_note_admonition(monkeypatch):
+    """The report's mechanism, in a book page's form: escaped, capitalised, no path."""
+    import warnings
+
+    import IPython.display
+
+    from judgerisk.report_content import note_html, warnings_as_notes
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
+    before = warnings.showwarning
+    with warnings_as_notes():
+        warnings.warn("judge '<Falcon>' looks unflipped", UserWarning, stacklevel=1)
+    assert warnings.showwarning is before
+    assert shown == [note_html("judge '<Falcon>' looks unflipped", admonition=True)]
+    assert shown[0].startswith('<div class="admonition note"><p class="admonition-title">Note')
+    assert "Judge &#x27;&lt;Falcon&gt;&#x27; looks unflipped." in shown[0]
+    assert note_html("x") == "<p><strong>Note:</strong> X.</p>"  # the report's form
