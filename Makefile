@@ -19,7 +19,7 @@ HTML := _build/html
 # the repository when JUDGERISK_DATA is unset (notebooks and tests inherit it).
 export JUDGERISK_DATA ?= $(abspath $(CURDIR)/../shared/data)
 
-.PHONY: book test quick-test lint typecheck notebooks venv browser clean help
+.PHONY: book check-book test quick-test lint typecheck notebooks venv browser clean help
 .DEFAULT_GOAL := help
 
 # --- Python: any supported version -------------------------------------------------------------
@@ -61,6 +61,7 @@ FORCE:
 
 help:
 	@echo "make book   - create .venv, run every notebook (full parameters), build the HTML book"
+	@echo "make check-book - the book tests (pages, browser) on the book make book built"
 	@echo "make test   - lint, mypy, then pytest (doctests, notebooks with small parameters, book build, browser check)"
 	@echo "make quick-test - a fast check (install, mypy, unit tests, CLI, one chapter); PYTHON=, VENV=, EXTRAS="
 	@echo "make clean  - remove build outputs (keeps .venv)"
@@ -81,6 +82,12 @@ book: $(STAMP)
 	@start=$$(date +%s); \
 	$(PY) -m judgerisk.runbook --profile default --build-book --html-out $(HTML) && \
 	echo "make book took $$(( $$(date +%s) - start )) s; open $(CURDIR)/$(HTML)/index.html"
+
+# The book test's checks (every page: no stderr, warning, path or empty glue; in a browser: math
+# typeset, figures loaded, nothing wider than the column) on the book `make book` built, instead
+# of the small one the test builds (CI runs it after make book).
+check-book: $(STAMP) browser
+	JUDGERISK_BUILT_BOOK=_build $(PY) -m pytest tests/test_book.py -q -rs -p no:cacheprovider
 
 lint: $(STAMP)
 	$(PY) -m ruff check $(LINT_PATHS)

@@ -25,7 +25,7 @@ import html
 import math
 import warnings
 from collections.abc import Iterable, Iterator
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -173,14 +173,24 @@ def show_warnings_as_notes(admonition: bool = False) -> None:
 
 @contextlib.contextmanager
 def warnings_as_notes(admonition: bool = True) -> Iterator[None]:
-    """Within the block, warnings are shown as notes (:func:`show_warnings_as_notes`).
+    """Within the block, warnings are shown as notes (:func:`show_warnings_as_notes`), each
+    distinct message once.
 
     For a book chapter whose step is expected to warn (a real panel's ties or a judge that looks
-    unflipped): the reader gets the checks' findings as sentences of the page, while a warning
-    anywhere else still reaches stderr, where the book's page checks refuse it.
+    unflipped, found again each time the panel is scored): the reader gets the checks' findings
+    as sentences of the page, while a warning anywhere else still reaches stderr, where the
+    book's page checks refuse it.
     """
     previous = warnings.showwarning
     show_warnings_as_notes(admonition)
+    note, seen = warnings.showwarning, set()
+
+    def once(message: Warning | str, *args: Any, **kwargs: Any) -> None:
+        if str(message) not in seen:
+            seen.add(str(message))
+            note(message, *args, **kwargs)
+
+    warnings.showwarning = once
     try:
         yield
     finally:

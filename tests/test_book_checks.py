@@ -89,8 +89,10 @@ def test_a_warning_a_chapter_expects_becomes_a_note_admonition(monkeypatch):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))
     before = warnings.showwarning
-    with warnings_as_notes():
-        warnings.warn("judge '<Falcon>' looks unflipped", UserWarning, stacklevel=1)
+    with warnings_as_notes(), warnings.catch_warnings():
+        warnings.simplefilter("always")
+        for _ in range(2):  # found again each time the panel is scored: one note
+            warnings.warn("judge '<Falcon>' looks unflipped", UserWarning, stacklevel=1)
     assert warnings.showwarning is before
     assert shown == [note_html("judge '<Falcon>' looks unflipped", admonition=True)]
     assert shown[0].startswith('<div class="admonition note"><p class="admonition-title">Note')
