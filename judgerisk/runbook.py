@@ -8,7 +8,8 @@ the tests in its front matter (``judgerisk: test_parameters: {...}``).
 executes the given notebooks (all of ``notebooks/*.md`` by default) into
 ``_build/executed/<profile>/`` — never back into ``notebooks/`` — and
 ``--build-book`` then stages the executed copies with ``book/``, ``_config.yml`` and
-``_toc.yml`` and runs ``jupyter-book build`` with warnings as errors.
+``_toc.yml`` and runs ``jupyter-book build`` with warnings as errors (``--stage-only`` only
+lays out those sources in ``_build/site-src``).
 
 Every executed notebook carries its provenance record (:mod:`judgerisk.provenance`) in
 ``metadata["judgerisk"]["provenance"]`` and ends with a small footer cell (judgerisk's version,
@@ -388,6 +389,11 @@ def main(argv: list[str] | None = None) -> int:
         help="only build the book from notebooks executed earlier",
     )
     parser.add_argument(
+        "--stage-only",
+        action="store_true",
+        help="only lay out the book's sources (_build/site-src) from the executed notebooks",
+    )
+    parser.add_argument(
         "--root",
         type=Path,
         default=None,
@@ -407,6 +413,10 @@ def main(argv: list[str] | None = None) -> int:
             total += seconds
             print(f"executed {path.name:40s} {seconds:7.1f} s", flush=True)
         print(f"all notebooks: {total:.1f} s", flush=True)
+    if args.stage_only:
+        stage = stage_book(out_dir, root / "_build" / "site-src", root)
+        print(f"book staged: {stage}", flush=True)
+        return 0
     if args.build_book:
         start = time.perf_counter()
         html_out = args.html_out or root / "_build" / f"html-{args.profile}"

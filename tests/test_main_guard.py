@@ -4,12 +4,15 @@
 above some functions, ``main()`` ran before they were defined and staging the book stopped with
 a ``NameError``, while every test that imported the module saw it complete. Two checks keep that
 from coming back: the guard is the last statement of every module that has one (a lint over the
-sources), and every such module of the package answers ``--help`` when run as a module.
+sources), and the runbook stages the book when run as a module (``--stage-only``, on a copy of
+the sources: a second or so). Every such module of the package also answers ``--help`` when run
+as a module (which alone would not have shown the bug: argparse exits before ``main`` goes on).
 """
 
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -88,3 +91,38 @@ def test_module_answers_help_when_run_with_python_m(module):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "usage:" in proc.stdout.lower(), proc.stdout[:500]
+
+
+def test_the_runbook_stages_the_book_when_run_with_python_m(tmp_path):
+    """``make book``'s staging step, run as ``make book`` runs it (``python -m``), on a copy of
+    the book's sources with stand-in executed notebooks: it exits 0 and writes the pages that
+    staging generates (the chapter parameters, which ``parameters_markdown`` lays out, and the
+    chapter times). A module whose ``__main__`` guard ran above ``parameters_markdown`` stopped
+    here with a ``NameError``, which neither an import nor ``--help`` shows."""
+    import nbformat
+
+    root = tmp_path / "book-src"
+    root.mkdir()
+    for name in ("_config.yml", "_toc.yml"):
+        (root / name).write_bytes((ROOT / name).read_bytes())
+    shutil.copytree(ROOT / "book", root / "book")
+    (root / "notebooks").mkdir()
+    executed = tmp_path / "executed"
+    executed.mkdir()
+    sources = sorted((ROOT / "notebooks").glob("*.md"))
+    assert sources
+    for md in sources:
+        (root / "notebooks" / md.name).write_bytes(md.read_bytes())
+        nbformat.write(nbformat.v4.new_notebook(), executed / f"{md.stem}.ipynb")
+    cmd = [sys.executable, "-m", "judgerisk.runbook", "--skip-execute", "--stage-only"]
+    cmd += ["--out", str(executed), "--root", str(root)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    stage = root / "_build" / "site-src"
+    assert f"book staged: {stage}" in proc.stdout
+    params = (stage / "book" / "_chapter_parameters.md").read_text()
+    assert "n_items" in params  # every chapter's parameters cell, laid out
+    assert (stage / "book" / "_chapter_times.md").is_file()
+    assert sorted(p.stem for p in (stage / "notebooks").glob("*.ipynb")) == [
+        p.stem for p in sources
+    ]
