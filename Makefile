@@ -126,9 +126,11 @@ book: $(STAMP)
 
 # The book test's checks (every page: no stderr, warning, path or empty glue; in a browser: math
 # typeset, figures loaded, nothing wider than the column) on the book `make book` built, instead
-# of the small one the test builds (CI runs it after make book).
+# of the small one the test builds (CI runs it after make book). BUILT_BOOK= checks another
+# folder holding executed/default and html.
+BUILT_BOOK ?= _build
 check-book: $(STAMP) browser
-	JUDGERISK_BUILT_BOOK=_build $(PY) -m pytest tests/test_book.py -q -rs -p no:cacheprovider
+	JUDGERISK_BUILT_BOOK='$(BUILT_BOOK)' $(PY) -m pytest tests/test_book.py -q -rs -p no:cacheprovider
 
 lint: $(STAMP)
 	$(PY) -m ruff check $(LINT_PATHS)

@@ -103,15 +103,17 @@ def notebook_problems(nb: Any, name: str = "notebook") -> list[str]:
     return problems
 
 
-def article_text(html: str) -> str:
-    """The visible text of a built page's article (tags removed, spaces collapsed)."""
+def article_text(html: str, tag: str = "") -> str:
+    """The visible text of a built page's article (each tag replaced by ``tag``, spaces
+    collapsed)."""
     main = html.split('<article class="bd-article"', 1)[-1].split("</article>", 1)[0]
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", main))
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", tag, main))
 
 
 def page_problems(page: Path) -> list[str]:
     """Developer notes, absolute paths and raw warnings in a built page's article text."""
-    text = article_text(page.read_text())
+    # a tag ends a word: a path that opens a <pre> is not glued to the sentence before it
+    text = article_text(page.read_text(), tag=" ")
     found = []
     for label, pattern in (
         ("developer note", DEVELOPER_NOTES),

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from judgerisk.book_checks import check_book, notebook_problems, page_problems
@@ -76,6 +82,9 @@ def test_built_pages_are_checked_for_notes_paths_and_warnings(tmp_path):
     nbformat.write(_notebook(new_output("stream", name="stderr", text="w\n")), nb_path)
     found = check_book([nb_path], html)
     assert len(found) == 4 and found[0].startswith("11_x, cell 0: stderr output")
+    glued = tmp_path / "12_x.html"
+    glued.write_text(article.format("<p>Done.</p><pre>/root/x.py failed</pre>"))
+    assert "absolute path" in page_problems(glued)[0]  # the tag before it ends the word
 
 
 def test_a_warning_a_chapter_expects_becomes_a_note_admonition(monkeypatch):
@@ -98,3 +107,76 @@ def test_a_warning_a_chapter_expects_becomes_a_note_admonition(monkeypatch):
     assert shown[0].startswith('<div class="admonition note"><p class="admonition-title">Note')
     assert "Judge &#x27;&lt;Falcon&gt;&#x27; looks unflipped." in shown[0]
     assert note_html("x") == "<p><strong>Note:</strong> X.</p>"  # the report's form
+
+
+# --------------------------------------------------------------------------------------
+# make check-book: the book test on a book that make book built, run on a fixture book
+# --------------------------------------------------------------------------------------
+ROOT = Path(__file__).resolve().parents[1]
+BAD = "11_certified_panel_decisions"
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+ARTICLE = '<html><body><article class="bd-article">{}</article></body></html>'
+
+
+def _fixture_book(folder: Path, bad: bool) -> Path:
+    """A folder laid out as ``make book`` leaves ``_build``: ``executed/default`` (every chapter,
+    each with a figure) and ``html`` (its pages). With ``bad``, chapter 11 holds a stderr output
+    and its page a raw warning with the build machine's path, as chapter 11 did at full
+    parameters."""
+    executed = folder / "executed" / "default"
+    executed.mkdir(parents=True)
+    (folder / "html" / "notebooks").mkdir(parents=True)
+    (folder / "html" / "book").mkdir()
+    (folder / "html" / "book" / "intro.html").write_text(ARTICLE.format("<p>Welcome.</p>"))
+    for md in sorted((ROOT / "notebooks").glob("*.md")):
+        outputs = [new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"})]
+        text = "<p>The panel has 2000 items.</p>"
+        if bad and md.stem == BAD:
+            warning = "/work/x/judgerisk/panel.py:818: UserWarning: judge 'Falcon' looks unflipped"
+            outputs.append(new_output("stream", name="stderr", text=warning + "\n"))
+            text += f"<pre>{warning}</pre>"
+        nbformat.write(_notebook(*outputs), executed / f"{md.stem}.ipynb")
+        (folder / "html" / "notebooks" / f"{md.stem}.html").write_text(ARTICLE.format(text))
+    return folder
+
+
+def _check_book_command(built: Path) -> str:
+    """The command ``make check-book BUILT_BOOK=...`` runs (its prerequisites not run)."""
+    proc = subprocess.run(
+        ["make", "-n", "-s", "check-book", f"BUILT_BOOK={built}", f"PYTHON={sys.executable}"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("JUDGERISK_BUILT_BOOK=")]
+    assert len(lines) == 1 and "tests/test_book.py" in lines[0], proc.stdout[-2000:]
+    return lines[0]
+
+
+@pytest.mark.parametrize("bad", [False, True], ids=["clean-book", "book-with-a-bad-page"])
+def test_make_check_book_fails_on_a_page_with_stderr_a_warning_or_a_path(tmp_path, bad):
+    """``make check-book``'s command, limited to its page checks (the executed chapters and the
+    built pages; the other checks need a real book), passes on a clean fixture book and fails
+    on one whose chapter 11 holds a stderr output and a raw warning with a path."""
+    built = _fixture_book(tmp_path / "built", bad)
+    command = _check_book_command(built).replace(" .venv/bin/python ", f" {sys.executable} ")
+    command += " -rf -k 'test_notebook_runs or test_book_pages_have_no_developer_notes'"
+    proc = subprocess.run(
+        command, shell=True, capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    out = proc.stdout + proc.stderr
+    n_chapters = len(list((ROOT / "notebooks").glob("*.md")))
+    if not bad:
+        assert proc.returncode == 0, out[-3000:]
+        assert f"{n_chapters + 1} passed" in out, out[-3000:]
+        return
+    assert proc.returncode == 1, out[-3000:]
+    failed = sorted(re.findall(r"FAILED tests/test_book\.py::(\S+)", out))
+    assert failed == [
+        "test_book_pages_have_no_developer_notes_paths_or_raw_warnings",
+        f"test_notebook_runs[{BAD}]",
+    ], out[-3000:]
+    assert "stderr output" in out and "raw warning" in out
+    assert re.search(r"11_certified_panel_decisions\.html: absolute path", out), out[-3000:]
