@@ -105,14 +105,21 @@ def test_the_blocks_a_user_starts_with_are_run():
     headings = {b.heading for b in RUN}
     assert {"Bring your own data", "Rerun a chapter on your own data"} <= headings, headings
     assert any("judgerisk simulate" in b.text for b in RUN)  # the command-line tour
-    assert len(SKIPPED) <= 3, [b.id for b in SKIPPED]
+    # make book / make test, the torch install, make lock && make test, the GPU extraction
+    assert len(SKIPPED) <= 4, [b.id for b in SKIPPED]
 
 
 @pytest.mark.parametrize("block", SKIPPED, ids=[b.id for b in SKIPPED])
 def test_blocks_not_run_still_name_real_options_and_targets(block):
     parser = cli.build_parser()
     makefile = (ROOT / "Makefile").read_text()
-    for command in block.commands():
+    simple = (
+        part.strip()
+        for command in block.commands()
+        for part in re.split(r"&&|\|\||;", command)  # the simple commands of a list
+        if part.strip()
+    )
+    for command in simple:
         words = shlex.split(command)
         tool = Path(words[0]).name
         if tool == "judgerisk":
