@@ -180,3 +180,15 @@ def test_make_check_book_fails_on_a_page_with_stderr_a_warning_or_a_path(tmp_pat
     ], out[-3000:]
     assert "stderr output" in out and "raw warning" in out
     assert re.search(r"11_certified_panel_decisions\.html: absolute path", out), out[-3000:]
+
+
+def test_ci_runs_make_book_and_check_book_right_after_make_test():
+    """CI runs the README's two commands as written and checks the full book they built,
+    first (each step timed), before the quick tests and the install checks."""
+    steps = [
+        line.split()[2]
+        for line in (ROOT / ".ci" / "run").read_text().splitlines()
+        if line.lstrip().startswith("timed make ")
+    ]
+    assert steps[:3] == ["test", "book", "check-book"], steps
+    assert {"quick-test", "wheel-test", "oldest-test"} <= set(steps[3:]), steps
