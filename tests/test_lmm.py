@@ -627,12 +627,13 @@ OLD_SOLVER_SWEEPS = {
     (2000, 0.3, 2): [33, 30, 33],
     (300, 0.5, 4): [159, 336, 86],
 }
-#: Every restart of these panels must meet the rule within this many sweeps: a fifth of the
-#: estimator's cap (max_iter=700) and 2.4x the most the current solver needed over 90
-#: restarts of A1's 30 %-missing panel (seeds 0-29: at most 116, 95 % within 42; the old
-#: solver at most 1100, 95 % within 258), so no BLAS or CPU can cross it, while the old
-#: solver's 358 (336) sweeps fail it.
-SWEEPS_BOUND = 140
+#: Every restart of these panels must meet the rule within this many sweeps: under a third of
+#: the estimator's cap (max_iter=700) and 1.7x the most the current solver needed over 90
+#: restarts of A1's 30 %-missing panel (seeds 0-29: at most 116, 95 % within 42, 54 on seeds
+#: 0-2; the old solver at most 1100, 95 % within 258). The path of one restart depends on the
+#: last bits of floating point (the old solver's 358 sweeps were 557 in another environment),
+#: hence the margin; the old solver's 358 (336) sweeps still fail it.
+SWEEPS_BOUND = 200
 
 
 @pytest.mark.parametrize(
