@@ -1,4 +1,4 @@
-"""The page checks that every book build runs (judgerisk.book_checks) find what they look for."""
+"""The page checks that every book build runs (judgerisk.book.checks) find what they look for."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from judgerisk.book_checks import check_book, notebook_problems, page_problems
+from judgerisk.book.checks import check_book, notebook_problems, page_problems
 
 GLUE = "application/papermill.record/"
 
@@ -93,7 +93,7 @@ def test_a_warning_a_chapter_expects_becomes_a_note_admonition(monkeypatch):
 
     import IPython.display
 
-    from judgerisk.report_content import note_html, warnings_as_notes
+    from judgerisk.report.content import note_html, warnings_as_notes
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))

@@ -427,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         html_out = args.html_out or root / "_build" / f"html-{args.profile}"
         index = build_book(out_dir, html_out, root)
         print(f"book built in {time.perf_counter() - start:.1f} s: {index}", flush=True)
-        from judgerisk.book_checks import check_book
+        from judgerisk.book.checks import check_book
 
         executed = [out_dir / f"{Path(p).stem}.ipynb" for p in notebook_paths(root)]
         problems = check_book(executed, index.parent)
