@@ -195,3 +195,14 @@ def test_a_run_page_on_hostile_names_is_inert(hostile_files, tmp_path, monkeypat
     assert f"BPE ({JUDGES[1]})" in html.unescape(page)  # the table's row label, as text
     assert f"<code>{html_text(JUDGES[1])}</code>" in page  # the glued name, as text
     assert not (tmp_path / "ch11.ipynb").exists()  # -o names the one file written
+
+
+def test_a_book_note_quoting_a_name_is_not_typeset():
+    """A warning shown as a note admonition on a book page quotes the judge's name as text."""
+    from judgerisk.report.content import note_html
+
+    mathjax = '<script src="file:///m/es5/tex-chtml.js"></script>'
+    for name in (JUDGES[4], ITEMS[4].format(1, 1, 1)):
+        note = note_html(f"judge '{name}': its verdicts in 'swap' disagree", admonition=True)
+        assert not live_content(mathjax + note), note
+        assert name in html.unescape(note)

@@ -142,12 +142,15 @@ def note_html(message: object, admonition: bool = False) -> str:
     """A note as HTML: the report's "**Note:** <message>." paragraph, or (``admonition``) a
     note admonition of a book page, styled by the book's theme.
 
-    The message is escaped: a warning may quote a judge or item name from the user's file.
+    The message is escaped, and on a book page kept from MathJax (class
+    :data:`~judgerisk.plots.escape.NO_MATH`): a warning may quote a judge or item name from the
+    user's file.
     """
     text = html.escape(note_text(message))
     if admonition:
         return (
-            f'<div class="admonition note"><p class="admonition-title">Note</p><p>{text}</p></div>'
+            '<div class="admonition note"><p class="admonition-title">Note</p>'
+            f'<p class="{NO_MATH}">{text}</p></div>'
         )
     return f"<p><strong>Note:</strong> {text}</p>"
 
