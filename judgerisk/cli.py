@@ -1,4 +1,5 @@
-"""The ``judgerisk`` command line: import, simulate, extract, score, select, report, run, bpe.
+"""The ``judgerisk`` command line: import, simulate, extract, perturb, score, select, report, run,
+bpe.
 
 Exit codes
 ----------
@@ -54,6 +55,7 @@ _EPILOG = """\
 examples:
   judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv
   judgerisk simulate -o panel.csv --n-items 1000 --seed 0
+  judgerisk perturb items.jsonl -o perturbed.jsonl --conditions original swap label1 format1
   judgerisk score panel.csv -o scores.csv --n-seeds 5
   judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 -o decisions.csv
   judgerisk report panel.csv -o report.html
@@ -72,14 +74,15 @@ data contract), 3 optional dependency missing, 130 interrupted.
 
 
 def _conditions(text: str) -> tuple[str, ...]:
+    from judgerisk.families import check_conditions
+
     conds = tuple(c.strip() for c in text.split(",") if c.strip())
-    unknown = [c for c in conds if c not in CONDITIONS]
-    if unknown or "original" not in conds:
+    try:
+        return check_conditions(conds)
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(
-            f"conditions must be a comma-separated subset of {','.join(CONDITIONS)} including "
-            f"'original'; got {text!r}"
-        )
-    return conds
+            f"conditions must be comma-separated names including 'original' ({exc}); got {text!r}"
+        ) from None
 
 
 def _alpha(text: str) -> float:
@@ -208,6 +211,78 @@ def _run_simulate(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return EXIT_OK
+
+
+# --------------------------------------------------------------------------- perturb
+def _run_perturb(args: argparse.Namespace) -> int:
+    from judgerisk.extract.perturb import perturb_items
+    from judgerisk.provenance import check_output_path, finish_record
+    from judgerisk.provenance import write_table_with_record as _write_output
+
+    template = args.template if str(args.template).endswith(".json") else None
+    inputs = tuple(p for p in (args.items, template) if p is not None)
+    check_output_path(args.output, inputs=inputs, overwrite=args.overwrite)
+    table = perturb_items(args.items, args.conditions, template=args.template, seed=args.seed)
+    files = {"items": (args.items, int(table["item"].nunique()))}
+    if template is not None:
+        files["template"] = (template, None)
+    record = _record(args, files)
+    settings = {"rows": len(table), "n_items": int(table["item"].nunique())}
+    _write_output(table, args.output, finish_record(record, settings))
+    print(
+        f"wrote {args.output}: {table['item'].nunique()} items x "
+        f"{table['condition'].nunique()} conditions ({len(table)} rows)",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _add_perturb(sub: argparse._SubParsersAction) -> None:
+    from judgerisk.options import PERTURB_CONDITIONS
+
+    p = sub.add_parser(
+        "perturb",
+        help="write the items under each condition as the judge is shown them",
+        description=textwrap.dedent(
+            """            Render items (item, prompt, answer_a, answer_b[, gold]) under the chosen conditions
+            exactly as `judgerisk extract` does, and write one row per item and condition: the
+            system and user messages, the assistant prefill, the labels and verdict strings to
+            read, the answers as shown and what the perturbation changed. For judges run with
+            other tools. A condition is 'original', 'swap', <family><k> or swap_<family><k>
+            with a perturbation family: order, rubric, label (answer labels), format (layout,
+            drawn from --seed), verbosity (a content-free sentence: odd k pads A, even k pads
+            B), or a plug-in's. The same items, template, conditions and seed give the same
+            file."""
+        ),
+        epilog="example:\n  judgerisk perturb items.jsonl -o perturbed.jsonl --conditions original "
+        "swap label1 format1 verbosity1 verbosity2 --seed 0",
+        formatter_class=_Formatter,
+    )
+    p.add_argument("items", help="items file (.jsonl, .json, .csv or .parquet)")
+    p.add_argument("-o", "--output", required=True, help="file to write (.jsonl, .csv, .parquet)")
+    p.add_argument(
+        "--conditions",
+        nargs="+",
+        type=_condition,
+        default=list(PERTURB_CONDITIONS),
+        metavar="COND",
+        help="conditions (must include original)",
+    )
+    p.add_argument("--template", default="pairwise_v1", help="shipped template name or JSON file")
+    p.add_argument("--seed", type=_seed, default=0, help="perturbation seed (format, verbosity)")
+    _add_overwrite(p)
+    p.set_defaults(func=_run_perturb)
+
+
+def _condition(text: str) -> str:
+    from judgerisk.families import is_declared
+
+    if not is_declared(text):
+        raise argparse.ArgumentTypeError(
+            f"unknown condition {text!r}: a condition is 'original', 'swap', <family><k> or "
+            "swap_<family><k> with a registered perturbation family"
+        )
+    return text
 
 
 # --------------------------------------------------------------------------- score
@@ -450,6 +525,7 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     p.set_defaults(func=_run_simulate)
 
     _add_extract(sub, full=extract)
+    _add_perturb(sub)
 
     p = sub.add_parser(
         "score",

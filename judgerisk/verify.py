@@ -232,6 +232,14 @@ def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
         if params.get("part") == "labels":
             data = calibration_labels(sim.data, params.get("n_labelled"), params["seed"])
         return data.reset_index(drop=True)
+    if command == "perturb":
+        from judgerisk.extract.perturb import perturb_items
+
+        template = record.get("inputs", {}).get("template", {}).get("path", params["template"])
+        items = _field(record, "inputs.items.path", str)
+        return perturb_items(
+            items, tuple(params["conditions"]), template=template, seed=params["seed"]
+        )
     if command in ("import", "bpe"):
         from judgerisk.importers.cli import recompute
 
@@ -251,7 +259,7 @@ def _read_output(path: Path) -> pd.DataFrame:
 
 
 #: The commands whose outputs :func:`verify` recomputes.
-RECOMPUTABLE = ("score", "report", "select", "simulate", "import", "bpe")
+RECOMPUTABLE = ("score", "report", "select", "simulate", "import", "bpe", "perturb")
 
 
 def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verification:
@@ -262,7 +270,7 @@ def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verificatio
         [
             f"{path} is {kind}: its record names the run and its {n_inputs} input(s) still "
             "have their recorded sha256, but judgerisk verify recomputes only score and "
-            "decision tables, simulated panels and reports; rerun it (judgerisk run, "
+            "decision tables, simulated panels, perturbed items and reports; rerun it (judgerisk run, "
             "judgerisk extract) and compare"
         ],
     )
