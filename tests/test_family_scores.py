@@ -212,3 +212,17 @@ def test_score_and_verify_on_the_command_line(tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and "label0" in bad.stderr
+
+
+def test_the_report_shows_flip_rates_and_signals_per_family(tmp_path):
+    from judgerisk.report import embedded_scores, render_report
+
+    sim = simulate_panel(n_items=60, n_judges=3, seed=4, conditions=("original", "swap", *NEW))
+    path = tmp_path / "panel.csv"
+    sim.data.to_csv(path, index=False)
+    out = render_report(path, tmp_path / "report.html", parameters={"n_splits": 20, "n_seeds": 1})
+    page = out.read_text(encoding="utf-8")
+    for family in ("order", "label", "format", "verbosity"):
+        assert f"flip_{family}" in page, family
+    scores = embedded_scores(out)
+    assert {"S_label", "z_S_format", "S_verbosity"} <= set(scores.columns)
