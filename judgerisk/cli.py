@@ -223,7 +223,9 @@ def _run_perturb(args: argparse.Namespace) -> int:
     inputs = tuple(p for p in (args.items, template) if p is not None)
     check_output_path(args.output, inputs=inputs, overwrite=args.overwrite)
     table = perturb_items(args.items, args.conditions, template=args.template, seed=args.seed)
-    files = {"items": (args.items, int(table["item"].nunique()))}
+    files: dict[str, tuple[str, int | None]] = {
+        "items": (args.items, int(table["item"].nunique()))
+    }
     if template is not None:
         files["template"] = (template, None)
     record = _record(args, files)

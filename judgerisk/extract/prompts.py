@@ -423,12 +423,12 @@ def build_prompts(
         swapped = bool(spec["swap"]) if spec is not None else bool(parsed and parsed.swapped)
         rubric = (spec or base)["rubric"]
         family = get_family(parsed.family) if parsed is not None and parsed.family else None
+        variant = int(parsed.variant or 0) if parsed is not None else 0
         for item, prompt, a, b in zip(
             items["item"], items["prompt"], items["answer_a"], items["answer_b"], strict=True
         ):
             parts = template.parts(prompt, a, b, rubric)
             if family is not None:
-                variant = int(parsed.variant)  # type: ignore[union-attr]
                 parts = family.perturb(parts, variant, Draw(seed, family.name, item))
             rows.append(_prompt_row(item, cond, swapped, _rubric_name(parts, rubric), parts))
     out = pd.DataFrame(rows)
