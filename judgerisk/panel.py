@@ -315,7 +315,7 @@ def validate_panel(
     order = (
         list(allowed)
         if isinstance(allowed, tuple)
-        else condition_order(pd.unique(out["condition"]))
+        else condition_order([ORIGINAL, *pd.unique(out["condition"])])
     )
     item_code, items_sorted = pd.factorize(out["item"], sort=True)
     judge_code, judges_sorted = pd.factorize(out["judge"], sort=True)

@@ -51,6 +51,9 @@ def test_declared_conditions_validate_and_unknown_names_are_named():
     with pytest.raises(PanelError, match=r"unknown condition name\(s\) \['format0'\].*label"):
         validate_panel(bad)
     assert validate_panel(bad, conditions=None)["condition"].isin(["format0"]).any()
+    alone = pd.DataFrame({"item": [1], "judge": ["j"], "condition": ["label1"], "p": [0.5]})
+    with pytest.raises(PanelError, match="no 'original'-condition response"):
+        validate_panel(alone)
 
 
 def test_the_paper_panel_scores_exactly_as_before():
