@@ -198,12 +198,14 @@ def _run_simulate(args: argparse.Namespace) -> int:
     data = sim.data if args.gold else sim.data.drop(columns="gold")
     record = _record(args, {})
     settings = {"n_items": int(data["item"].nunique()), "rows": len(data)}
-    out = _write_output(data, args.output, finish_record(record, settings))
+    out = _write_output(
+        data, args.output, finish_record(record, settings), overwrite=args.overwrite
+    )
     if args.labels is not None:
         labels = calibration_labels(sim.data, args.n_labelled, args.seed)
         labels_record = finish_record(record, {"part": "labels"})
         labels_record["parameters"]["part"] = "labels"
-        _write_output(labels, args.labels, labels_record)
+        _write_output(labels, args.labels, labels_record, overwrite=args.overwrite)
     print(
         f"wrote {out}: {data['item'].nunique()} items x {data['judge'].nunique()} judges x "
         f"{data['condition'].nunique()} conditions ({len(data)} rows)"
@@ -324,7 +326,12 @@ def _run_score(args: argparse.Namespace) -> int:
 
     settings = {"seeds": seeds, "n_items": len(table), "columns": list(table.columns)}
     settings["ties"] = count_ties(panel)
-    _write_output(table.reset_index(), args.output, finish_record(record, settings))
+    _write_output(
+        table.reset_index(),
+        args.output,
+        finish_record(record, settings),
+        overwrite=args.overwrite,
+    )
     print(
         f"wrote {args.output}: {len(table)} items; columns {', '.join(table.columns)}",
         file=sys.stderr,
@@ -365,7 +372,7 @@ def _run_select(args: argparse.Namespace) -> int:
         allow_any_score=args.allow_any_score,
     )
     attrs = dict(decisions.attrs)
-    _write_output(decisions, args.output, finish_record(record, attrs))
+    _write_output(decisions, args.output, finish_record(record, attrs), overwrite=args.overwrite)
     test = decisions[decisions["role"] == "test"]
     n_acc = int(test["accepted"].sum())
     lam = attrs.get("threshold", float("nan"))

@@ -745,11 +745,15 @@ def read_table(path: str | Path) -> pd.DataFrame:
         ) from None
 
 
-def write_table(df: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as csv, parquet or jsonl (by extension), without the index, atomically."""
+def write_table(df: pd.DataFrame, path: str | Path, *, exclusive: bool = False) -> Path:
+    """Write a table as csv, parquet or jsonl (by extension), without the index, atomically.
+
+    ``exclusive=True`` never replaces an existing ``path``
+    (:class:`judgerisk.safe_write.OutputExistsError`; see :func:`atomic_write`).
+    """
     path = Path(path)
     writer = _WRITERS[_format_of(path, _WRITERS)]
-    return atomic_write(path, lambda tmp: writer(df, tmp))
+    return atomic_write(path, lambda tmp: writer(df, tmp), exclusive=exclusive)
 
 
 def load_panel(
@@ -802,7 +806,9 @@ def to_long(wide: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL)
     Returns the *unvalidated* long rows ``item, judge, condition, <value>``; pass them
     through :func:`validate_panel` (after adding ``gold`` if needed).
     """
-    long = wide.rename_axis(index="item", columns="judge").stack().rename(value).reset_index()
+    # stack() keeps NaN cells in pandas 3 and drops them in pandas 2: dropped here, in both
+    long = wide.rename_axis(index="item", columns="judge").stack().dropna()
+    long = long.rename(value).reset_index()
     long.insert(2, "condition", condition)
     return long
 

@@ -348,13 +348,19 @@ def check_output_path(
     return path
 
 
-def write_table_with_record(df: pd.DataFrame, path: str | Path, record: dict | None) -> Path:
+def write_table_with_record(
+    df: pd.DataFrame, path: str | Path, record: dict | None, *, overwrite: bool = True
+) -> Path:
     """Write a table atomically (by extension), with its provenance record attached.
 
     Parquet keeps the record in the schema metadata (key :data:`PROVENANCE_KEY`); csv and
     jsonl get the sidecar :func:`sidecar_path`, published with the table as one unit
     (:func:`judgerisk.safe_write.atomic_write_group`: no failure leaves one without the other).
+    ``overwrite=False`` (the command line without ``--overwrite``) publishes onto free names
+    only: when another process wrote the table or its sidecar meanwhile, nothing is replaced
+    and :class:`judgerisk.safe_write.OutputExistsError` is raised.
     """
+    exclusive = not overwrite
     path = Path(path)
     suffix = path.suffix.lower()
     text = json.dumps(record, indent=2, sort_keys=True) if record is not None else None
@@ -370,14 +376,15 @@ def write_table_with_record(df: pd.DataFrame, path: str | Path, record: dict | N
                 table = table.replace_schema_metadata(meta)
             pq.write_table(table, tmp)
 
-        return atomic_write(path, _write)
+        return atomic_write(path, _write, exclusive=exclusive)
     if text is None:
-        return write_table(df, path)
+        return write_table(df, path, exclusive=exclusive)
     atomic_write_group(
         [
             (path, lambda tmp: write_table(df, tmp)),
             (sidecar_path(path), lambda tmp: tmp.write_text(text + "\n", "utf-8")),
-        ]
+        ],
+        exclusive=exclusive,
     )
     return path
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import tempfile
 import time
 from collections.abc import Callable
 from importlib import resources
@@ -37,6 +36,7 @@ from judgerisk.panel import (
     warn_ties_and_orientation,
 )
 from judgerisk.provenance import command_text
+from judgerisk.safe_write import atomic_write_group, private_folder
 
 __all__ = [
     "REPORT_NOTEBOOK",
@@ -293,7 +293,6 @@ def render_report(
     import warnings
 
     import jupytext
-    import nbformat
 
     from judgerisk.provenance import (
         check_output_path,
@@ -332,7 +331,9 @@ def render_report(
         "display_name": "Python 3",
         "language": "python",
     }
-    with tempfile.TemporaryDirectory(prefix="judgerisk-report-") as tmp:
+    # a private folder beside the output (never the system temp folder): a killed run's is
+    # swept by the next write there (judgerisk.safe_write.private_folder)
+    with private_folder(output.parent) as tmp:
         scores_csv = Path(tmp) / "scores.csv"
         scores_pq = Path(tmp) / "scores.parquet"
         scores.to_parquet(scores_pq)
@@ -362,10 +363,34 @@ def render_report(
         page = notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}")
         extra = _scores_link(scores_csv, one_judge) + "\n" + html_record_tag(final) + "\n"
         page = page.replace("\n</body></html>", "\n" + extra + "</body></html>")
-        atomic_write(output, lambda t: t.write_text(page, encoding="utf-8"))
-        if keep_notebook is not None:
-            atomic_write(Path(keep_notebook), lambda t: nbformat.write(executed, str(t)))
+        _publish(output, page, executed, keep_notebook, exclusive=not overwrite)
     return output
+
+
+def _publish(
+    output: Path, page: str, executed: Any, keep_notebook: str | Path | None, exclusive: bool
+) -> None:
+    """Write the page (and the executed notebook) atomically; ``exclusive``: onto free names
+    only (:class:`judgerisk.safe_write.OutputExistsError` when another process wrote one
+    meanwhile). In one folder the two are published as a unit."""
+    import nbformat
+
+    def _page(t: Path) -> None:
+        t.write_text(page, encoding="utf-8")
+
+    if keep_notebook is None:
+        atomic_write(output, _page, exclusive=exclusive)
+        return
+    notebook = Path(keep_notebook)
+
+    def _notebook(t: Path) -> None:
+        nbformat.write(executed, str(t))
+
+    if notebook.resolve().parent == output.resolve().parent:
+        atomic_write_group([(output, _page), (notebook, _notebook)], exclusive=exclusive)
+    else:
+        atomic_write(output, _page, exclusive=exclusive)
+        atomic_write(notebook, _notebook, exclusive=exclusive)
 
 
 def _score_before_kernel(

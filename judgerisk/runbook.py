@@ -415,7 +415,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-
 # ----------------------------------------------------------------- chapter parameters
 @dataclass(frozen=True)
 class Parameter:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from judgerisk.extract.http_client import MAX_RETRIES, MAX_TIMEOUT
 from judgerisk.panel import CONDITIONS
 
 __all__ = ["register", "run", "check_extract_paths"]
@@ -26,18 +28,31 @@ def _batch_size(text: str) -> int | str:
     return value
 
 
-def _positive(kind: type) -> Any:
+def _positive(kind: type, high: float = math.inf) -> Any:
     def parse(text: str) -> Any:
         try:
             value = kind(text)
         except ValueError:
             value = 0
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+        if not (value > 0 and math.isfinite(value) and value <= high):
+            bound = "" if high == math.inf else f" up to {high:g}"
+            raise argparse.ArgumentTypeError(f"expected a positive number{bound}, got {text!r}")
         return value
 
     parse.__name__ = kind.__name__
     return parse
+
+
+def _retries(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_RETRIES:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 0 to {MAX_RETRIES}, got {text!r}"
+        )
+    return value
 
 
 class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
@@ -134,8 +149,19 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="environment variable holding the API key (the key is never recorded)",
     )
     g.add_argument("--concurrency", type=_positive(int), default=4, help="requests in flight")
-    g.add_argument("--timeout", type=_positive(float), default=60.0, help="seconds per request")
-    g.add_argument("--retries", type=int, default=4, help="retries on timeout, 429, 5xx")
+    g.add_argument(
+        "--timeout",
+        type=_positive(float, MAX_TIMEOUT),
+        default=60.0,
+        help="seconds for a whole try of one request (connect, send, answer)",
+    )
+    g.add_argument(
+        "--retries",
+        type=_retries,
+        default=4,
+        help="retries on timeout, 408/409/425/429, 5xx (waits capped at 60 s; no redirect is "
+        "followed)",
+    )
     g.add_argument("--top-logprobs", type=_positive(int), default=20, help="top-k list size")
     p.set_defaults(func=run)
     return p
@@ -144,8 +170,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def check_extract_paths(out: str | Path, inputs: dict[str, str | Path | None]) -> Path:
     """Refuse, before any work, an output folder whose files would overwrite an input.
 
-    ``OUT/panel.parquet``, ``OUT/manifest.json`` and everything under ``OUT/parts`` are written;
-    no input (items, template, chat template, model file) may be one of them.
+    ``OUT/panel.parquet``, ``OUT/manifest.json``, ``OUT/served.json`` and everything under
+    ``OUT/parts`` are written; no input (items, template, chat template, model file) may be one
+    of them.
 
     Raises
     ------
@@ -157,7 +184,7 @@ def check_extract_paths(out: str | Path, inputs: dict[str, str | Path | None]) -
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise OutputPathError(f"--out {out}: is a file, not a folder")
-    written = {(out / "panel.parquet").resolve(), (out / "manifest.json").resolve()}
+    written = {(out / name).resolve() for name in ("panel.parquet", "manifest.json", "served.json")}
     parts = (out / "parts").resolve()
     for option, path in inputs.items():
         if path is None or not Path(path).exists():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import sys
 import time
 import warnings
 from collections.abc import Sequence
@@ -24,11 +25,15 @@ import pandas as pd
 
 from judgerisk._progress import progress_bar
 from judgerisk.extract.forward import resolve_device
-from judgerisk.extract.judge import HFJudge, Judge
+from judgerisk.extract.judge import HFJudge, Judge, JudgeAnswerError
 from judgerisk.extract.parts import (
     PART_COLUMNS,
+    hold_folder,
     next_sequence,
+    part_sequence,
     read_parts,
+    read_served,
+    record_served,
     write_manifest,
     write_part,
 )
@@ -117,7 +122,11 @@ def _dist_info():
 
     A process group created here stays up for later calls (re-creating the default group in the
     same torchrun store can hand ranks stale addresses) and is destroyed at interpreter exit.
+    Outside torchrun (``WORLD_SIZE`` unset or 1) with torch not yet imported, torch is not
+    imported at all: a remote judge (the openai backend) needs no torch.
     """
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1 and "torch" not in sys.modules:
+        return 0, 1
     import torch.distributed as dist
 
     if not dist.is_available():
@@ -403,21 +412,52 @@ def _pending(prompts, positions, out_dir):
 
 
 def _run(backend, prompts, positions, tmpl, size, out_dir, rank, progress, manifest, provenance):
-    parts_dir = None
-    if out_dir is not None:
-        out_dir = Path(out_dir)
+    if out_dir is None:
+        return _compute(backend, prompts, positions, tmpl, size, None, rank, progress)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with hold_folder(out_dir, rank):  # a second run on this folder is refused meanwhile
         write_manifest(out_dir, manifest, provenance)
-        parts_dir = out_dir / "parts"
-        parts_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "parts").mkdir(parents=True, exist_ok=True)
         positions = _pending(prompts, positions, out_dir)
+        served = read_served(out_dir)
+        if served is not None and hasattr(backend, "expect_served"):
+            backend.expect_served(served)
+        return _compute(backend, prompts, positions, tmpl, size, out_dir, rank, progress)
+
+
+def _record_served(backend, out_dir) -> None:
+    """Keep what the server said it served in ``out_dir`` (before the first part is written);
+    a different identity recorded by a racing run is refused by the backend."""
+    identity = backend.served_identity() if hasattr(backend, "served_identity") else None
+    if identity is not None:
+        recorded = record_served(out_dir, identity)
+        if recorded != identity:
+            backend.expect_served(recorded)
+
+
+def _answers(backend, prompts, rows, verdicts):
+    """``backend.verdict_logprobs`` of the prompts at ``rows`` (one verdict pair); a
+    :class:`JudgeAnswerError` names the item and condition of the prompt whose answer it was."""
+    texts = prompts["text"].to_numpy()
+    try:
+        return backend.verdict_logprobs(list(texts[rows]), verdicts)
+    except JudgeAnswerError as exc:
+        if exc.position is not None and 0 <= exc.position < len(rows):
+            row = prompts.iloc[rows[exc.position]]
+            exc.args = (f"item {row['item']}, condition {row['condition']}: {exc}",)
+        raise
+
+
+def _compute(backend, prompts, positions, tmpl, size, out_dir, rank, progress):
+    parts_dir = None if out_dir is None else out_dir / "parts"
     collected = []
     seq_no = next_sequence(parts_dir, rank) if parts_dir is not None else 0
     bar = progress_bar(total=len(positions), unit="prompt", enabled=progress, desc="extract")
     n_tok, t0 = 0, time.perf_counter()
-    texts = prompts["text"].to_numpy()
     try:
-        for rows, verdicts in _chunks(prompts, positions, size):
-            res = backend.verdict_logprobs(list(texts[rows]), verdicts)
+        for chunk, (rows, verdicts) in enumerate(_chunks(prompts, positions, size)):
+            res = _answers(backend, prompts, rows, verdicts)
             bounded = res.bounded if res.bounded is not None else np.zeros((len(rows), 2), bool)
             frame = pd.DataFrame(
                 {
@@ -434,8 +474,9 @@ def _run(backend, prompts, positions, tmpl, size, out_dir, rank, progress, manif
                 }
             )
             if parts_dir is not None:
-                write_part(parts_dir, rank, seq_no, frame)
-                seq_no += 1
+                if chunk == 0:
+                    _record_served(backend, out_dir)
+                seq_no = part_sequence(write_part(parts_dir, rank, seq_no, frame)) + 1
             else:
                 collected.append(frame)
             n_tok += int(frame["prompt_tokens"].sum())

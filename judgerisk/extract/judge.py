@@ -27,7 +27,25 @@ from judgerisk.extract.forward import AUTO_BATCH, iter_batches, left_pad, prepar
 from judgerisk.extract.prompts import render_chats
 from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
 
-__all__ = ["GeneratingJudge", "HFJudge", "Judge", "VerdictLogprobs", "as_judge"]
+__all__ = [
+    "GeneratingJudge",
+    "HFJudge",
+    "Judge",
+    "JudgeAnswerError",
+    "VerdictLogprobs",
+    "as_judge",
+]
+
+
+class JudgeAnswerError(ValueError):
+    """A backend's answer that cannot be used (malformed, impossible, from another model).
+
+    ``position`` is the index, in the :meth:`Judge.verdict_logprobs` call, of the prompt whose
+    answer it was (None when not known); :func:`~judgerisk.extract.extract.run_judge` adds the
+    item and condition to the message. A :class:`ValueError`: the command line exits with 2.
+    """
+
+    position: int | None = None
 
 
 def render_with_template(

@@ -3,12 +3,20 @@
 Layout of an output folder::
 
     out_dir/manifest.json                       judge, template hash, verdict ids, ... of the run
+    out_dir/served.json                         a server's model and fingerprint (openai backend)
     out_dir/parts/part-r000-000000-n16.parquet  one file per finished batch (rank, sequence, rows)
+    out_dir/.judgerisk-lock-r000                held by the run writing rank 0's parts
 
-A part is written to a hidden temporary file and renamed (:func:`judgerisk.panel.atomic_write`),
-so a visible part is always complete; a killed run loses at most the batch in flight. A part that cannot be read, has
-the wrong row count or columns, or holds non-finite values is renamed ``*.corrupt`` (with a
-warning) and its prompts are computed again.
+A part is written to a private temporary folder and published onto a free name
+(:func:`judgerisk.panel.atomic_write` with ``exclusive=True``), so a visible part is always
+complete and never replaced; a killed run loses at most the batch in flight. A part that cannot
+be read, has the wrong row count or columns, or holds non-finite values is renamed ``*.corrupt``
+(with a warning) and its prompts are computed again.
+
+One run at a time: :func:`hold_folder` takes an exclusive lock (``flock``, released by the
+system when the process ends, SIGKILL included) for each rank, so a second run on the same
+folder is refused while the first runs (:class:`FolderInUseError`), and the manifest and
+``served.json`` are published exclusively (the first writer's copy is the one compared).
 """
 
 from __future__ import annotations
@@ -18,14 +26,103 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from judgerisk.options import InputError
 from judgerisk.panel import atomic_write
+from judgerisk.safe_write import OutputExistsError
 
-__all__ = ["PART_COLUMNS", "write_manifest", "write_part", "read_parts", "next_sequence"]
+__all__ = [
+    "FolderInUseError",
+    "PART_COLUMNS",
+    "SERVED_FILE",
+    "hold_folder",
+    "next_sequence",
+    "part_sequence",
+    "read_parts",
+    "read_served",
+    "record_served",
+    "write_manifest",
+    "write_part",
+]
+
+#: What a server said it served (``model``, ``system_fingerprint``), pinned by the first answer.
+SERVED_FILE = "served.json"
+_LOCK = ".judgerisk-lock-r{rank:03d}"
+
+
+class FolderInUseError(InputError):
+    """Another extraction run holds the output folder (same rank)."""
+
+
+@contextmanager
+def hold_folder(out_dir: Path, rank: int = 0) -> Iterator[None]:
+    """Hold ``out_dir`` for this run's ``rank`` (an exclusive ``flock``) within the block.
+
+    Raises
+    ------
+    FolderInUseError
+        When another process holds it (naming that process).
+    """
+    try:
+        import fcntl
+    except ImportError:  # no flock here: exclusive part names still keep every part
+        yield
+        return
+    path = Path(out_dir) / _LOCK.format(rank=rank)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "another process"
+            raise FolderInUseError(
+                f"--out {out_dir}: another extraction run (pid {holder}) is writing there; wait "
+                "for it to finish (then rerun to resume), or choose another folder"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def read_served(out_dir: Path) -> dict | None:
+    """The identity recorded in ``out_dir/served.json``, or None when there is none."""
+    path = Path(out_dir) / SERVED_FILE
+    if not path.is_file():
+        return None
+    try:
+        served = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: cannot read it ({exc}); use a new output folder") from None
+    if not isinstance(served, dict):
+        raise InputError(f"{path}: not a JSON object; use a new output folder")
+    return served
+
+
+def record_served(out_dir: Path, identity: dict) -> dict:
+    """Record ``identity`` in ``out_dir/served.json`` unless one is recorded; the recorded one.
+
+    Published exclusively: of two runs racing to record, the first one's is kept and returned
+    to both.
+    """
+    text = json.dumps(identity, indent=2, sort_keys=True) + "\n"
+    try:
+        atomic_write(
+            Path(out_dir) / SERVED_FILE,
+            lambda tmp: tmp.write_text(text, encoding="utf-8"),
+            exclusive=True,
+        )
+    except OutputExistsError:
+        return read_served(out_dir) or identity
+    return identity
+
 
 PART_COLUMNS = (
     "item",
@@ -65,34 +162,37 @@ def write_manifest(out_dir: Path, manifest: dict, provenance: dict | None = None
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "manifest.json"
-    if path.exists():
-        old = json.loads(path.read_text(encoding="utf-8"))
-        diff = {
-            k: (old.get(k), v)
-            for k, v in manifest.items()
-            if k not in ("provenance", _PERTURBATION) and old.get(k) != v
-        }
-        ok, merged = _merge_perturbation(old.get(_PERTURBATION), manifest.get(_PERTURBATION))
-        if not ok:
-            diff[_PERTURBATION] = (old.get(_PERTURBATION), manifest.get(_PERTURBATION))
-        if diff:
-            raise ValueError(
-                f"{out_dir} holds results of a different run; differing fields (old, new): {diff}. "
-                "Use a new output folder."
-            )
-        if merged != old.get(_PERTURBATION):  # a first family-rendered condition in this folder
-            stored = {**old, _PERTURBATION: merged}
-            text = json.dumps(stored, indent=2, sort_keys=True, default=str) + "\n"
-            atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
-        return
-    if provenance is None:
-        from judgerisk.provenance import finish_record, make_record
+    if not path.exists():
+        if provenance is None:
+            from judgerisk.provenance import finish_record, make_record
 
-        argv = [Path(sys.argv[0]).name or "python", *sys.argv[1:]]
-        provenance = finish_record(make_record(argv, manifest))
-    stored = {**manifest, "provenance": provenance}
-    text = json.dumps(stored, indent=2, sort_keys=True, default=str) + "\n"
-    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+            argv = [Path(sys.argv[0]).name or "python", *sys.argv[1:]]
+            provenance = finish_record(make_record(argv, manifest))
+        stored = {**manifest, "provenance": provenance}
+        text = json.dumps(stored, indent=2, sort_keys=True, default=str) + "\n"
+        try:
+            atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), exclusive=True)
+            return
+        except OutputExistsError:
+            pass  # another run (rank) published first: compare with its manifest
+    old = json.loads(path.read_text(encoding="utf-8"))
+    diff = {
+        k: (old.get(k), v)
+        for k, v in manifest.items()
+        if k not in ("provenance", _PERTURBATION) and old.get(k) != v
+    }
+    ok, merged = _merge_perturbation(old.get(_PERTURBATION), manifest.get(_PERTURBATION))
+    if not ok:
+        diff[_PERTURBATION] = (old.get(_PERTURBATION), manifest.get(_PERTURBATION))
+    if diff:
+        raise ValueError(
+            f"{out_dir} holds results of a different run; differing fields (old, new): {diff}. "
+            "Use a new output folder."
+        )
+    if merged != old.get(_PERTURBATION):  # a first family-rendered condition in this folder
+        stored = {**old, _PERTURBATION: merged}
+        text = json.dumps(stored, indent=2, sort_keys=True, default=str) + "\n"
+        atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 _PERTURBATION = "perturbation"
@@ -128,15 +228,32 @@ def next_sequence(parts_dir: Path, rank: int) -> int:
 
 
 def write_part(parts_dir: Path, rank: int, seq: int, frame: pd.DataFrame) -> Path:
-    """Atomically write one finished batch as ``part-r{rank}-{seq}-n{rows}.parquet``."""
+    """Atomically write one finished batch as ``part-r{rank}-{seq}-n{rows}.parquet``.
+
+    Published onto a free name only: when ``seq`` is taken (another run wrote that part
+    meanwhile), the next free sequence number of ``rank`` is used, so no part is ever replaced.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     parts_dir.mkdir(parents=True, exist_ok=True)
-    path = parts_dir / f"part-r{rank:03d}-{seq:06d}-n{len(frame)}.parquet"
     table = pa.Table.from_pandas(frame[list(PART_COLUMNS)], preserve_index=False)
-    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
-    return path
+    for _ in range(100):
+        path = parts_dir / f"part-r{rank:03d}-{seq:06d}-n{len(frame)}.parquet"
+        try:
+            atomic_write(path, lambda tmp: pq.write_table(table, tmp), exclusive=True)
+            return path
+        except OutputExistsError:
+            seq = max(seq + 1, next_sequence(parts_dir, rank))
+    raise OutputExistsError(f"{parts_dir}: no free part name after 100 tries")
+
+
+def part_sequence(path: Path) -> int:
+    """The sequence number in a part's file name."""
+    m = _PART_RE.match(Path(path).name)
+    if m is None:
+        raise ValueError(f"{path}: not a part file name")
+    return int(m.group(2))
 
 
 def _check_part(path: Path, n: int) -> pd.DataFrame:

@@ -13,20 +13,29 @@ Two endpoints:
 
 Verdict tokens in the top-k list: with a tokenizer, the verdict token resolved as in-process
 (e.g. ``"ĠA"``) is looked up by its text (``" A"``); without one, every listed token whose text,
-stripped of leading white space, equals the verdict string up to case is summed (log-sum-exp).
-A verdict not in the list gets the k-th (smallest listed) log-probability, which is an upper
-bound of its true value; the cell is marked ``bounded`` and counted by the verdict-mass
-diagnostic (book chapter "Extracting log-probabilities", rule for bounded cells).
+stripped of leading white space, equals the verdict string up to case is summed (log-sum-exp);
+a token listed twice is summed the same way. A verdict not in the list gets the k-th (smallest
+listed) log-probability, which is an upper bound of its true value; the cell is marked
+``bounded`` and counted by the verdict-mass diagnostic (book chapter "Extracting
+log-probabilities", rule for bounded cells).
+
+A server is a peer that may be wrong or hostile. The client
+(:mod:`judgerisk.extract.http_client`) contacts ``base_url``'s origin only and follows no
+redirect (the key never leaves for another address), gives each try a total deadline, caps
+every wait, and masks the key in every message. Each answer is checked
+(:mod:`judgerisk.extract.topk`: strict JSON, a possible top-k list) and must come from the
+requested model, the same one throughout the run (:class:`OpenAIJudge`, Notes). An answer that
+fails a check stops the run with one line naming the request (:class:`ServerAnswerError`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
-import time
-import urllib.error
-import urllib.request
+import re
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -34,46 +43,47 @@ from typing import Any
 import numpy as np
 
 from judgerisk.extract.fingerprint import text_sha256
-from judgerisk.extract.judge import VerdictLogprobs, render_with_template
+from judgerisk.extract.http_client import MAX_RETRIES, MAX_TIMEOUT, HTTPClient, NoAnswer, Refused
+from judgerisk.extract.judge import JudgeAnswerError, VerdictLogprobs, render_with_template
 from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
+from judgerisk.extract.topk import AnswerError, field, match_verdict, parse_answer, top_list
 
-__all__ = ["OpenAIJudge", "ServerError", "match_verdict"]
+__all__ = ["OpenAIJudge", "ServerAnswerError", "ServerError", "match_verdict", "same_model"]
 
-_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+_SNAPSHOT = re.compile(r"\d[\d.-]*")
 
 
 class ServerError(RuntimeError):
-    """A server that did not answer after all retries, or answered without log-probabilities."""
+    """A server that gave no answer after all retries (finished results are kept: resume)."""
 
 
-def match_verdict(top: dict[str, float], verdict: str, exact: str | None) -> tuple[float, bool]:
-    """Log-probability of a verdict in a top-k list, and whether it is only a bound.
+class ServerAnswerError(ServerError, JudgeAnswerError):
+    """A server's answer that cannot be used: a redirect, a refusal (4xx), a malformed or
+    impossible answer, another model than the one asked for. Not retried; a
+    :class:`ValueError` too, so the command line exits with status 2."""
 
-    Parameters
-    ----------
-    top : dict
-        Token text -> log-probability (the server's top-k list at the verdict slot).
-    verdict : str
-        The verdict string (``"A"``).
-    exact : str or None
-        The verdict token's text as the in-process path resolves it (``" A"`` for ``"ĠA"``);
-        None matches leading-space and case variants and sums them.
 
-    Returns
-    -------
-    (logprob, bounded)
-        ``bounded`` is True when the verdict is not listed; the value is then
-        :math:`\\min_{t \\in \\text{top-}k} \\log p_t \\ge \\log p_{\\text{verdict}}`.
+def same_model(requested: str | None, answered: str | None) -> bool:
+    """Whether an answer's ``model`` names the requested model.
+
+    Equal names, or the requested name followed by a dated snapshot suffix (``gpt-4o`` answered
+    as ``gpt-4o-2024-08-06``: digits, dots and dashes only). An answer without a ``model`` field,
+    or a request without a model name, cannot be checked and is accepted.
     """
-    if exact is not None:
-        hits = [lp for tok, lp in top.items() if tok == exact]
-    else:
-        want = verdict.strip().casefold()
-        hits = [lp for tok, lp in top.items() if tok.lstrip().casefold() == want]
-    if hits:
-        peak = max(hits)
-        return peak + math.log(sum(math.exp(h - peak) for h in hits)), False
-    return (min(top.values()) if top else 0.0), True
+    if requested is None or answered is None or answered == requested:
+        return True
+    rest = answered[len(requested) + 1 :] if answered.startswith(requested + "-") else ""
+    return bool(_SNAPSHOT.fullmatch(rest))
+
+
+def _check_number(name: str, value: Any, low: float, high: float, integer: bool = False) -> Any:
+    bad = isinstance(value, bool) or not isinstance(value, int | float)
+    if not bad and integer and not float(value).is_integer():
+        bad = True
+    if bad or not math.isfinite(value) or not low <= value <= high:
+        kind = "an integer" if integer else "a number"
+        raise ValueError(f"{name} must be {kind} in [{low:g}, {high:g}], got {value!r}")
+    return int(value) if integer else float(value)
 
 
 class OpenAIJudge:
@@ -82,7 +92,8 @@ class OpenAIJudge:
     Parameters
     ----------
     base_url : str
-        Server root, e.g. ``"http://127.0.0.1:8000"`` (a trailing ``/v1`` is accepted).
+        Server root, e.g. ``"http://127.0.0.1:8000"`` (a trailing ``/v1`` is accepted). Every
+        request goes to this origin only (:mod:`judgerisk.extract.http_client`).
     model : str, optional
         Model name sent with each request (default: the server's first listed model).
     tokenizer : transformers tokenizer, optional
@@ -98,16 +109,32 @@ class OpenAIJudge:
     concurrency : int, default 4
         Requests in flight at once.
     timeout : float, default 60
-        Seconds per request.
+        Seconds for a whole try of one request (connect, send, answer), in ``(0, 86400]``; a
+        server that drips its answer is cut off at this deadline.
     retries : int, default 4
-        Further tries after a timeout, a refused connection, 429 or 5xx, waiting
-        ``backoff * 2**n`` seconds (or the server's ``Retry-After``).
+        Further tries after a timeout, a refused connection, 408, 409, 425, 429 or 5xx, in
+        ``[0, 100]``, waiting ``min(backoff * 2**n, max_wait)`` seconds (or the server's
+        ``Retry-After``, capped at ``max_wait``). A request ends within
+        ``(retries + 1) * timeout + retries * max_wait`` seconds.
     backoff : float, default 0.5
+    max_wait : float, default 60
+        Longest wait between two tries, whatever ``Retry-After`` asks for.
     api_key_env : str, optional
-        Name of the environment variable holding the API key (sent as a bearer token). The key
-        itself is never printed, logged or recorded.
+        Name of the environment variable holding the API key (sent as a bearer token to
+        ``base_url``'s origin only, never across a redirect). The key itself is never printed,
+        logged or recorded: every message masks it, a server's error body included.
     name : str, optional
         Judge name (default: the model name's last path component).
+
+    Notes
+    -----
+    Each answer is checked (:mod:`judgerisk.extract.topk`): strict JSON, a non-empty top-k list
+    of finite log-probabilities that are at most 0 and whose probabilities sum to at most 1.
+    Its ``model`` must name the requested model (:func:`same_model`), and the first answer's
+    ``model`` and ``system_fingerprint`` are pinned (:meth:`served_identity`): an answer from
+    another model or fingerprint stops the run with :class:`ServerAnswerError`, so two models
+    are never mixed under one judge name. ``run_judge`` keeps the pinned identity in the output
+    folder, so a resumed run is held to it too.
     """
 
     def __init__(
@@ -123,6 +150,7 @@ class OpenAIJudge:
         timeout: float = 60.0,
         retries: int = 4,
         backoff: float = 0.5,
+        max_wait: float = 60.0,
         api_key_env: str | None = None,
         name: str | None = None,
     ) -> None:
@@ -133,90 +161,112 @@ class OpenAIJudge:
                 "the completion endpoint needs the judge's tokenizer (judgerisk renders the "
                 "prompt); pass tokenizer=... or use endpoint='chat'"
             )
-        url = base_url.rstrip("/")
+        url = str(base_url).rstrip("/")
         self.base_url = url[:-3] if url.endswith("/v1") else url
         self.endpoint = endpoint
         self.tokenizer = tokenizer
         self.chat_template = chat_template
-        self.top_logprobs = int(top_logprobs)
-        self.concurrency = int(concurrency)
-        self.timeout = float(timeout)
-        self.retries = int(retries)
-        self.backoff = float(backoff)
+        self.top_logprobs = _check_number("top_logprobs", top_logprobs, 1, 1000, integer=True)
+        self.concurrency = _check_number("concurrency", concurrency, 1, 1024, integer=True)
+        self.timeout = _check_number("timeout", timeout, 1e-3, MAX_TIMEOUT)
+        self.retries = _check_number("retries", retries, 0, MAX_RETRIES, integer=True)
+        self.backoff = _check_number("backoff", backoff, 0, MAX_TIMEOUT)
+        self.max_wait = _check_number("max_wait", max_wait, 0, MAX_TIMEOUT)
         self.chunk_size = 4 * self.concurrency
         self.api_key_env = api_key_env
-        self._headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        key = None
         if api_key_env is not None:
             key = os.environ.get(api_key_env)
             if not key:
                 raise ValueError(f"the environment variable {api_key_env} (API key) is not set")
-            self._headers["Authorization"] = "Bearer " + key
+            if not key.isprintable() or any(ch.isspace() for ch in key):
+                raise ValueError(
+                    f"the API key in {api_key_env} holds white space or control characters "
+                    "(a trailing newline?)"
+                )
+            headers["Authorization"] = "Bearer " + key
+        self._http = HTTPClient(
+            self.base_url,
+            headers=headers,
+            timeout=self.timeout,
+            retries=self.retries,
+            backoff=self.backoff,
+            max_wait=self.max_wait,
+            secret=key,
+        )
         self._model = model
         self._name = name
         self._server: dict | None = None
+        self._served: dict | None = None
+        self._pinned_by = ""
+        self._lock = threading.Lock()
+        self._count = itertools.count(1)
 
     def __repr__(self) -> str:
-        return f"OpenAIJudge({self.base_url!r}, model={self.model!r}, endpoint={self.endpoint!r})"
+        return f"OpenAIJudge({self.base_url!r}, model={self._model!r}, endpoint={self.endpoint!r})"
 
     # ------------------------------------------------------------------ HTTP
-    def _request(self, path: str, payload: dict | None = None) -> dict:
-        url = self.base_url + path
-        data = None if payload is None else json.dumps(payload).encode("utf-8")
-        last = ""
-        for attempt in range(self.retries + 1):
-            req = urllib.request.Request(url, data=data, headers=self._headers)
-            wait = self.backoff * 2**attempt
-            try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                    return json.loads(resp.read().decode("utf-8"))
-            except urllib.error.HTTPError as exc:
-                if exc.code not in _RETRY_STATUS:
-                    body = exc.read().decode("utf-8", "replace")[:300]
-                    raise ServerError(f"{url}: HTTP {exc.code}: {body}") from None
-                last = f"HTTP {exc.code}"
-                after = exc.headers.get("Retry-After") if exc.headers else None
-                if after and after.replace(".", "", 1).isdigit():
-                    wait = float(after)
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                reason = getattr(exc, "reason", exc)
-                last = f"{type(reason).__name__}: {reason}"
-            if attempt < self.retries:
-                time.sleep(wait)
-        raise ServerError(
-            f"{url}: no answer after {self.retries + 1} tries (last: {last}; timeout "
-            f"{self.timeout:g} s). Results finished so far are kept; rerun the same command "
-            "to resume."
-        )
+    def _request(self, path: str, payload: dict | None = None) -> tuple[Any, str]:
+        """The JSON answer of one request and its name for messages (``POST url (request n)``),
+        under the client's rules."""
+        number = next(self._count)
+        what = f"{'GET' if payload is None else 'POST'} {self.base_url}{path} (request {number})"
+        try:
+            _, _, data = self._http.request(path, payload)
+        except NoAnswer as exc:
+            raise ServerError(
+                f"{exc}. Results finished so far are kept; rerun the same command to resume."
+            ) from None
+        except Refused as exc:
+            raise ServerAnswerError(f"{exc} (request {number})") from None
+        try:
+            return parse_answer(data), what
+        except AnswerError as exc:
+            raise ServerAnswerError(f"{what}: {self._http.mask(str(exc))}") from None
 
     def server_info(self) -> dict:
         """The server's ``/v1/models`` answer (ids, owners) and version, fetched once."""
         if self._server is None:
-            answer = self._request("/v1/models")
+            answer, what = self._request("/v1/models")
+            try:
+                listed = field(answer, "data", "the answer", list)
+            except AnswerError as exc:
+                raise ServerAnswerError(f"{what}: {self._http.mask(str(exc))}") from None
             models = [
                 {k: m.get(k) for k in ("id", "owned_by", "root", "max_model_len") if k in m}
-                for m in answer.get("data", [])
+                for m in listed
+                if isinstance(m, dict)
             ]
             self._server = {"models": models, **self._version()}
         return self._server
 
     def _version(self) -> dict:
         """The server's software and version where it says (vLLM's ``/version``, the header)."""
-        req = urllib.request.Request(self.base_url + "/version", headers=self._headers)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                answer = json.loads(resp.read().decode("utf-8"))
-                return {"version": answer.get("version"), "software": resp.headers.get("Server")}
-        except urllib.error.HTTPError as exc:  # no /version route (llama.cpp): keep the header
-            return {"version": None, "software": exc.headers.get("Server") if exc.headers else None}
-        except (OSError, ValueError, AttributeError):
+            status, headers, data = self._http.probe("/version")
+        except (OSError, Refused):
             return {"version": None, "software": None}
+        software = headers.get("Server")
+        version = None
+        if 200 <= status < 300:
+            try:
+                answer = parse_answer(data)
+                version = answer.get("version") if isinstance(answer, dict) else None
+            except AnswerError:
+                pass
+        return {
+            "version": self._http.mask(version) if isinstance(version, str) else None,
+            "software": self._http.mask(software) if software else None,
+        }
 
     @property
     def model(self) -> str | None:
         """Model name sent with each request (the server's first listed one by default)."""
         if self._model is None:
             models = self.server_info()["models"]
-            self._model = models[0]["id"] if models else None
+            first = models[0].get("id") if models else None
+            self._model = first if isinstance(first, str) else None
         return self._model
 
     @property
@@ -242,6 +292,52 @@ class OpenAIJudge:
             "tokenizer": getattr(self.tokenizer, "name_or_path", None),
             "api_key_env": self.api_key_env,
         }
+
+    # ------------------------------------------------------------------ served identity
+    def served_identity(self) -> dict | None:
+        """``{"model", "system_fingerprint"}`` of the first answer (None before any answer)."""
+        with self._lock:
+            return None if self._served is None else dict(self._served)
+
+    def expect_served(self, identity: dict) -> None:
+        """Hold later answers to ``identity`` (a resumed run: the first run's pinned identity)."""
+        seen = {k: identity.get(k) for k in ("model", "system_fingerprint")}
+        self._pin(seen, "the output folder", "an earlier run in this folder")
+
+    def _pin(self, seen: dict, what: str, source: str = "the first answer") -> None:
+        with self._lock:
+            if self._served is None:
+                self._served, self._pinned_by = seen, source
+                return
+            pinned, by = self._served, self._pinned_by
+        if seen != pinned:
+            changed = ", ".join(
+                f"{k} {pinned.get(k)!r} -> {seen.get(k)!r}"
+                for k in seen
+                if seen[k] != pinned.get(k)
+            )
+            raise ServerAnswerError(
+                f"{what}: the server changed what it serves ({changed}; pinned by {by}); the "
+                "numbers would mix two models under one judge. Results finished before the "
+                "change are kept; resume once the server serves the first one again, or use a "
+                "new output folder"
+            )
+
+    def _check_served(self, answer: Any, what: str) -> None:
+        model = answer.get("model") if isinstance(answer, dict) else None
+        fingerprint = answer.get("system_fingerprint") if isinstance(answer, dict) else None
+        seen = {
+            "model": self._http.mask(model) if isinstance(model, str) else model,
+            "system_fingerprint": (
+                self._http.mask(fingerprint) if isinstance(fingerprint, str) else fingerprint
+            ),
+        }
+        if not same_model(self.model, model if isinstance(model, str) else None):
+            raise ServerAnswerError(
+                f"{what}: the answer comes from model {seen['model']!r}, not the requested "
+                f"{self.model!r} (if the server names every model so, pass that name as --model)"
+            )
+        self._pin(seen, what)
 
     # ------------------------------------------------------------------ Judge
     def render(
@@ -273,22 +369,26 @@ class OpenAIJudge:
             **extra,
         }
 
-    def _top(self, text: str) -> tuple[dict[str, float], int]:
+    def _top(self, job: tuple[int, str]) -> tuple[list[tuple[str, float]], int]:
+        position, text = job
         path = "/v1/completions" if self.endpoint == "completions" else "/v1/chat/completions"
-        answer = self._request(path, self._payload(text))
         try:
-            lp = answer["choices"][0]["logprobs"]
-            if self.endpoint == "completions":
-                top = dict(lp["top_logprobs"][0])
-            else:
-                top = {e["token"]: e["logprob"] for e in lp["content"][0]["top_logprobs"]}
-        except (KeyError, IndexError, TypeError) as exc:
-            raise ServerError(
-                f"{self.base_url}{path}: the answer holds no top log-probabilities "
-                f"({type(exc).__name__}: {exc}); does the server return logprobs?"
-            ) from None
-        used = int((answer.get("usage") or {}).get("prompt_tokens") or 0)
-        return {str(k): float(v) for k, v in top.items()}, used
+            answer, what = self._request(path, self._payload(text))
+            try:
+                top = top_list(answer)
+                usage = answer.get("usage") if isinstance(answer, dict) else None
+                used = field(usage, "prompt_tokens", "usage") if isinstance(usage, dict) else 0
+                if used is None:
+                    used = 0
+                if isinstance(used, bool) or not isinstance(used, int) or used < 0:
+                    raise AnswerError(f"usage.prompt_tokens is {used!r}, not a count")
+            except AnswerError as exc:
+                raise ServerAnswerError(f"{what}: {self._http.mask(str(exc))}") from None
+            self._check_served(answer, what)
+        except JudgeAnswerError as exc:
+            exc.position = position
+            raise
+        return top, used
 
     def verdict_logprobs(
         self, texts: Sequence[str], verdicts: tuple[str, str] = ("A", "B")
@@ -296,7 +396,9 @@ class OpenAIJudge:
         """Top-k log-probabilities of the two verdicts at the slot after each prompt.
 
         Requests run ``concurrency`` at a time; results come back in the order given. Missing
-        verdicts give the bound of :func:`match_verdict` and are marked in ``bounded``.
+        verdicts give the bound of :func:`match_verdict` and are marked in ``bounded``; an
+        answer that cannot be used raises :class:`ServerAnswerError` with ``position`` set to
+        its prompt's index.
         """
         texts = list(texts)
         if not texts:
@@ -308,8 +410,9 @@ class OpenAIJudge:
         else:
             vt = VerdictTokens(-1, -1, verdicts[0], verdicts[1])
             exact, n_tok = [None, None], None
+        self.model  # noqa: B018 - resolve the default model once, before the threads
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            answers = list(pool.map(self._top, texts))
+            answers = list(pool.map(self._top, enumerate(texts)))
         out = np.empty((len(texts), 2))
         bounded = np.zeros((len(texts), 2), bool)
         for r, (top, _) in enumerate(answers):
