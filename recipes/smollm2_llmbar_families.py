@@ -7,8 +7,11 @@ judge, template (``pairwise_v2``), data type and items, so the two join into one
 (:func:`judgerisk.datasets.shipped.load_smollm2_llmbar_families`). The conditions are rendered
 from the items by their families (:mod:`judgerisk.families`) with the perturbation seed
 ``--seed``. The original condition's cells are taken from the six-condition panel (the same
-prompts; each cell's prompt hash is checked) rather than computed twice. In-process, because on the 2-core machine it was run on the llama.cpp build
-available crashed (an illegal instruction); the wall time is in the manifest.
+prompts; each cell's prompt hash is checked) rather than computed twice. In process, as the
+six-condition panel was, so that every cell comes from the same arithmetic: the llama.cpp server
+computes with the quantised weights themselves, numerically another judge. The five conditions
+are about 1,600 prompts; the six-condition panel took 2,581 s for its 2,514 prompts on two
+uncontended CPU cores. The wall time is in the manifest.
 
 Resumable: finished batches are kept in ``--work``; rerun the same command after an
 interruption and only the missing prompts are computed. Conditions can be added in later runs

@@ -7,9 +7,10 @@ to it records the model file's sha256, the template hash, the package versions, 
 the wall time, and the data's provenance and licences. Read it with :func:`load_smollm2_llmbar`.
 
 ``smollm2_llmbar_families.parquet``: the same judge, template and items under the conditions of
-the label, format and verbosity perturbation families (:mod:`judgerisk.families`), produced by
-``recipes/smollm2_llmbar_families.py``; :func:`load_smollm2_llmbar_families` joins it with the
-six conditions into one panel.
+the label, format and verbosity perturbation families (:mod:`judgerisk.families`), written here
+by ``recipes/smollm2_llmbar_families.py`` (about 1,600 prompts of the in-process judge; this
+release does not carry it); :func:`load_smollm2_llmbar_families` joins it with the six
+conditions into one panel.
 """
 
 from __future__ import annotations
@@ -113,6 +114,12 @@ def load_smollm2_llmbar_families() -> pd.DataFrame:
         conditions (``label1``, ``swap_label1``, ``format1``, ``verbosity1``, ``verbosity2``,
         ... as its manifest lists), the same columns; ``attrs["manifest"]`` holds the families
         panel's manifest (its ``extends`` names the six-condition panel).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the families panel is not in this installation (this release does not carry it;
+        ``recipes/smollm2_llmbar_families.py`` in the judgerisk repository writes it here).
     """
     manifest = shipped_manifest(SMOLLM2_LLMBAR_FAMILIES)
     six = load_smollm2_llmbar()
