@@ -14,11 +14,10 @@ import json
 import re
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
-from tests._plugin_site import ROOT, plugin_site
+from tests._plugin_site import ROOT, plugin_site, run_python
 
 BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "CONTRIBUTING.md").read_text(), re.S)
 #: The recipe as a reader copies it into their own package.
@@ -42,21 +41,8 @@ def plugin_env(tmp_path_factory):
     return plugin_site(tmp_path_factory.mktemp("site"), "jr_tone_plugin", PLUGIN, ENTRY_POINTS)
 
 
-def _python(code: str, env: dict, cwd) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
-
-
 def test_plugin_family_reaches_score(plugin_env, tmp_path):
-    got = _python(
-        """
+    code = """
         import json, warnings
         warnings.simplefilter("ignore")
         from judgerisk.certified import score_panel
@@ -83,10 +69,8 @@ def test_plugin_family_reaches_score(plugin_env, tmp_path):
             "label": style.label("S_tone"), "color": style.color("S_tone"),
             "prompt": items.loc[1, "user"], "note": items.loc[1, "perturbation"],
         }))
-        """,
-        plugin_env,
-        tmp_path,
-    )
+        """
+    got = json.loads(run_python(code, plugin_env, tmp_path))
     assert got["families"][-1] == "tone"
     assert got["pairs"] == [["tone1", "original"], ["tone2", "original"], ["swap_tone1", "swap"]]
     assert {"S_tone", "z_S_tone"} <= set(got["columns"])
