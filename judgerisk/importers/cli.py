@@ -26,6 +26,8 @@ _OPTIONS = (
     "swap_suffix",
     "label_a",
     "label_tie",
+    "gold",
+    "columns",
 )
 _SWAP = "swap"
 
@@ -51,19 +53,48 @@ def _assumptions(params: dict) -> dict:
     return given
 
 
+def _next_step(panel: pd.DataFrame, output: str) -> str:
+    """The ``next:`` sentence: only a command that accepts this panel, else what is missing."""
+    from judgerisk.coverage import judge_groups, no_shared_items
+
+    groups = judge_groups(panel)
+    if len(groups) > 1:
+        return f"not a panel: {no_shared_items(groups)}"
+    swap = _SWAP in set(panel["condition"])
+    if sum(map(len, groups)) >= 2:
+        return f"next: judgerisk report {output} -o report.html"
+    if swap:
+        return (
+            f"next: judgerisk report {output} -o report.html (one judge in both orders: its "
+            f"BPE and SCOPE report; the per-item table alone: judgerisk bpe {output} -o bpe.csv)"
+        )
+    return (
+        "next: no judgerisk command scores one judge in one answer order; a report needs the "
+        "same judge in the swapped order too (its BPE and SCOPE report: for lm-eval, the "
+        "<task>_swap task) or two judges or more on the same items (a panel report)"
+    )
+
+
 def _run_import(args: argparse.Namespace) -> int:
-    from judgerisk.importers import import_judgments
+    from judgerisk.importers import get_importer, import_judgments
+    from judgerisk.importers.inputs import expand_inputs
     from judgerisk.provenance import check_output_path, finish_record
     from judgerisk.provenance import write_table_with_record as _write_output
 
     assumptions = _assumptions(vars(args))  # an unknown format: an error listing the formats
-    check_output_path(args.output, inputs=tuple(args.paths))
-    panel, info = import_judgments(args.format, args.paths, **assumptions)
-    inputs = {f"input {k + 1}": (p, None) for k, p in enumerate(args.paths)}
+    files = expand_inputs(args.paths, args.format, get_importer(args.format).layout).files
+    check_output_path(args.output, inputs=tuple(files))
+    panel, info = import_judgments(
+        args.format, args.paths, duplicates=args.duplicates, **assumptions
+    )
+    inputs = {f"input {k + 1}": (p, None) for k, p in enumerate(files)}
     record = finish_record(_record(args, inputs), {"rows": len(panel), **info["shape"]})
     record["assumptions"] = info
     _write_output(panel, args.output, record)
     err = sys.stderr
+    print(f"judgerisk import: {args.format}: read {len(files)} file(s)", file=err)
+    for note in info["inputs"]:
+        print(f"  {note}", file=err)
     print(f"judgerisk import: {args.format}: assumed", file=err)
     for name, value in info["assumptions"].items():
         print(f"  {name}: {value}", file=err)
@@ -72,15 +103,10 @@ def _run_import(args: argparse.Namespace) -> int:
     print(f"  dropped: {dropped}", file=err)
     print(f"  ties: {ties['total']} of {ties['cells']} cells (p = 1/2)", file=err)
     s = info["shape"]
-    nxt = f"next: judgerisk report {args.output} -o report.html"
-    if s["judges"] < 2 and "swap" in s["conditions"]:
-        nxt += (
-            " (one judge in both orders: its BPE and SCOPE report; the per-item table alone: "
-            f"judgerisk bpe {args.output} -o bpe.csv)"
-        )
     print(
         f"wrote {args.output}: {s['items']} items x {s['judges']} judge(s) x "
-        f"{len(s['conditions'])} condition(s) ({len(panel)} rows); {nxt}",
+        f"{len(s['conditions'])} condition(s) ({len(panel)} rows); "
+        f"{_next_step(panel, args.output)}",
         file=err,
     )
     return 0
@@ -206,7 +232,10 @@ def recompute(command: str, params: dict, inputs: dict) -> pd.DataFrame:
 
     if command == "import":
         paths = [inputs[f"input {k + 1}"] for k in range(len(inputs))]
-        return import_judgments(params["format"], paths, **_assumptions(params))[0]
+        duplicates = params.get("duplicates", "error")  # a record may predate the option
+        return import_judgments(
+            params["format"], paths, duplicates=duplicates, **_assumptions(params)
+        )[0]
     cal = read_table(inputs["calibration"]) if "calibration" in inputs else None
     return bpe_table(load_panel(inputs["panel"], conditions=None), cal, params["alpha"])
 
@@ -236,12 +265,18 @@ def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
             """
         )
         + formats,
-        epilog="example:\n  judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv\n"
+        epilog="examples:\n  judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv\n"
+        "  judgerisk import arena_hard data/arena-hard-v2.0/model_judgment -o panel.csv\n"
         "  judgerisk report panel.csv -o report.html",
         formatter_class=fmt,
     )
     p.add_argument("format", help="the tool that wrote the files (a format listed above)")
-    p.add_argument("paths", nargs="+", help="its output files")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        help="its output files, folders holding them (searched in the tool's layout) or glob "
+        "patterns",
+    )
     p.add_argument("-o", "--output", required=True, help="panel to write (.csv/.parquet/.jsonl)")
     p.add_argument(
         "--epsilon",
@@ -260,8 +295,11 @@ def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
     )
     p.add_argument(
         "--baseline",
+        action="append",
         default=argparse.SUPPRESS,
-        help="arena_hard: the baseline model (records without one)",
+        metavar="[PATH=]MODEL",
+        help="arena_hard: the baseline model of records without one (v0.1): one model, or "
+        "PATH=MODEL for the files at or under PATH (repeatable)",
     )
     p.add_argument(
         "--judge",
@@ -278,6 +316,27 @@ def add_subcommands(sub: argparse._SubParsersAction, fmt: type[argparse.HelpForm
     )
     p.add_argument(
         "--label-tie", default=argparse.SUPPRESS, help="crowdkit: the label meaning a tie"
+    )
+    p.add_argument(
+        "--columns",
+        default=argparse.SUPPRESS,
+        metavar="ROLE=COLUMN,...",
+        help="crowdkit: the table's names of task, worker, label (and gold), e.g. "
+        "task=question,worker=worker,label=answer",
+    )
+    p.add_argument(
+        "--gold",
+        choices=("auto", "target", "acc", "none"),
+        default=argparse.SUPPRESS,
+        help="lm_eval: where the gold comes from: target (a choice index or a choice's text), "
+        "acc (two choices), auto (target, else acc; the default), none (no gold)",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=("error", "first", "last"),
+        default="error",
+        help="a cell read twice (a rerun appended, two copies of a run): refuse naming both "
+        "records (error, the default), or keep the first / last record read",
     )
     p.set_defaults(func=_run_import)
 
