@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from judgerisk._util.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.coverage import distinct_patterns, judge_groups, no_shared_items
 from judgerisk.families import (
     DECLARED,
@@ -51,7 +52,6 @@ from judgerisk.families import (
     is_declared,
 )
 from judgerisk.options import CONDITIONS, ORIGINAL, InputError
-from judgerisk.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.validation import offending_rows
 
 __all__ = [
@@ -154,7 +154,7 @@ def validate_scores(
     """Check a per-item table (scores, decisions, calibration labels) and index it by item.
 
     The companion of :func:`validate_panel` for the one-row-per-item tables of
-    :func:`judgerisk.certified.score_panel` and ``judgerisk score``.
+    :func:`judgerisk.studies.certified.score_panel` and ``judgerisk score``.
 
     Parameters
     ----------
@@ -753,7 +753,7 @@ def write_table(df: pd.DataFrame, path: str | Path, *, exclusive: bool = False) 
     """Write a table as csv, parquet or jsonl (by extension), without the index, atomically.
 
     ``exclusive=True`` never replaces an existing ``path``
-    (:class:`judgerisk.safe_write.OutputExistsError`; see :func:`atomic_write`).
+    (:class:`judgerisk._util.safe_write.OutputExistsError`; see :func:`atomic_write`).
     """
     path = Path(path)
     writer = _WRITERS[_format_of(path, _WRITERS)]

@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from judgerisk import rerun, runbook
+from judgerisk.book import rerun, runbook
 from tests import _browser
 
 NOTEBOOKS = runbook.notebook_paths()
@@ -372,7 +372,7 @@ def test_every_cite_key_is_in_the_bibliography():
                 assert key in keys, f"{path.name}: {{cite}} key {key!r} is not in references.bib"
 
 
-#: Typed direction words of a comparison (the rule of judgerisk.claims / BEATS_RULE).
+#: Typed direction words of a comparison (the rule of judgerisk.book.claims / BEATS_RULE).
 DIRECTION = re.compile(
     r"\b(beats?|trails?|ties with|outperforms?|underperforms?|is (?:worse|better) than)\b"
 )
@@ -440,7 +440,7 @@ def test_exercise_solutions_glue_their_numbers(stem):
 def test_typed_direction_sentences_are_checked(stem):
     """A typed "beats / ties with / trails" next to a glued number must be checked in code.
 
-    Either glue the verb (``judgerisk.claims.direction_word``), or back the sentence with
+    Either glue the verb (``judgerisk.book.claims.direction_word``), or back the sentence with
     ``check_direction(verb, low, high, sentence="...")`` (or an ``assert`` whose comment
     quotes it): a run whose numbers contradict the sentence then fails and the book does
     not build (``book/_authoring.md``, "Numbers in the prose").

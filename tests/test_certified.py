@@ -6,7 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.certified import (
+from judgerisk.datasets import data_root
+from judgerisk.panel import PanelError
+from judgerisk.selective.protocol import ALPHAS
+from judgerisk.selective.scope import scope_threshold
+from judgerisk.simulate import simulate_panel
+from judgerisk.studies.certified import (
     SCORE_COLUMNS,
     best_single_judge,
     certify_panel,
@@ -16,12 +21,7 @@ from judgerisk.certified import (
     select_items,
     summarize_certified,
 )
-from judgerisk.datasets import data_root
-from judgerisk.describe import judge_accuracy
-from judgerisk.panel import PanelError
-from judgerisk.selective.protocol import ALPHAS
-from judgerisk.selective.scope import scope_threshold
-from judgerisk.simulate import simulate_panel
+from judgerisk.studies.describe import judge_accuracy
 
 FAST = {"lmm_params": {"accelerate": "anderson"}}
 _ROOT = data_root(required=False)

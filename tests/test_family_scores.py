@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.certified import RISK_SCORES as SELECTABLE
-from judgerisk.certified import SCORE_COLUMNS, score_panel
-from judgerisk.describe import error_mechanisms, flip_rates
 from judgerisk.panel import PanelError, validate_panel
 from judgerisk.risk.metrics import auroc
 from judgerisk.risk.registry import COMPONENTS, RISK_SCORES, get_risk_score
 from judgerisk.risk.signals import scur_scores, signal_s
 from judgerisk.simulate import DEFAULT_KNOBS, knob_table, simulate_panel
+from judgerisk.studies.certified import RISK_SCORES as SELECTABLE
+from judgerisk.studies.certified import SCORE_COLUMNS, score_panel
+from judgerisk.studies.describe import error_mechanisms, flip_rates
 
 NEW = ("label1", "swap_label1", "format1", "verbosity1", "verbosity2")
 FAST = {"lmm_params": {"n_restarts": 1}}
@@ -223,7 +223,7 @@ def test_score_and_verify_on_the_command_line(tmp_path):
 
 
 def test_the_report_shows_flip_rates_and_signals_per_family(tmp_path):
-    from judgerisk.report import embedded_scores, render_report
+    from judgerisk.report.build import embedded_scores, render_report
 
     sim = simulate_panel(n_items=60, n_judges=3, seed=4, conditions=("original", "swap", *NEW))
     path = tmp_path / "panel.csv"

@@ -18,11 +18,11 @@ import pytest
 from judgerisk.aggregators import MajorityVote, aggregate, majority_vote
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, main
 from judgerisk.importers import IMPORTERS, import_judgments, register_importer, unregister_importer
-from judgerisk.importers.cli import bpe_table
 from judgerisk.orientation import check_orientation, count_ties
 from judgerisk.panel import PanelError, load_panel, verdicts
 from judgerisk.provenance import read_record
-from judgerisk.report import embedded_scores
+from judgerisk.report.build import embedded_scores
+from judgerisk.selective.one_judge import bpe_table
 
 DATA = Path(__file__).parent / "data" / "importers"
 FILES = {
@@ -227,12 +227,15 @@ def test_import_then_score_end_to_end(tmp_path, capsys, fmt):
     err = capsys.readouterr().err
     assert "tie policy: p = 1/2 is a tie" in err and "ties: " in err and "dropped: " in err
     record = read_record(out)
-    assert record["assumptions"]["format"] == fmt
-    assert record["assumptions"]["ties"]["total"] == count_ties(load_panel(out, None))["total"]
+    assert record["settings"]["assumptions"]["format"] == fmt
+    assert (
+        record["settings"]["assumptions"]["ties"]["total"]
+        == count_ties(load_panel(out, None))["total"]
+    )
     assert main(["verify", str(out)]) == EXIT_OK
     scores = tmp_path / "scores.csv"
     assert main(["score", str(out), "-o", str(scores), "--n-seeds", "1"]) == EXIT_OK
-    n_ties = record["assumptions"]["ties"]["total"]
+    n_ties = record["settings"]["assumptions"]["ties"]["total"]
     assert read_record(scores)["settings"]["ties"]["total"] == n_ties
     if n_ties:
         assert f"{n_ties} of " in capsys.readouterr().err
@@ -337,7 +340,7 @@ def test_real_fastchat_excerpt_is_one_judge_in_two_orders(tmp_path, capsys):
     assert "dropped: 2 g2_winner = error, 1 g1_winner = error" in err
     assert f"next: judgerisk report {out} -o report.html (one judge in both orders" in err
     assert f"judgerisk bpe {out} -o bpe.csv" in err
-    record = read_record(out)["assumptions"]
+    record = read_record(out)["settings"]["assumptions"]
     assert record["shape"] == {"items": 25, "judges": 1, "conditions": ["original", "swap"]}
     assert record["ties"]["total"] == 3
     panel = load_panel(out, None)
@@ -411,8 +414,8 @@ def test_tie_cells_are_their_own_value_in_matched_votes():
 
 
 def test_a_tie_is_half_a_flip_under_the_swap():
-    from judgerisk.describe import flip_rates
     from judgerisk.panel import validate_panel
+    from judgerisk.studies.describe import flip_rates
 
     # item 1: A then B (a flip); item 2: A then tie (half); item 3: tie then tie (none)
     panel = pd.DataFrame(
@@ -429,7 +432,7 @@ def test_a_tie_is_half_a_flip_under_the_swap():
 
 
 def test_tie_effect_counts_what_half_votes_change():
-    from judgerisk.describe import tie_effect
+    from judgerisk.studies.describe import tie_effect
 
     effect = tie_effect(_two_two_tie())
     # y: A, tie, B -> vote share 1/2 now (was 1/3): its entropy changes, its mean p is 1/2
@@ -497,7 +500,7 @@ def test_real_arena_hard_excerpt_maps_game_two_back(tmp_path, capsys):
     assert f"{nulls[0]} game 1 score = null, {nulls[1]} game 2 score = null" in err
     assert "(one judge in both orders" in err
     scored = [r for r in records if any(g["score"] is not None for g in r["games"])]
-    record = read_record(out)["assumptions"]
+    record = read_record(out)["settings"]["assumptions"]
     assert record["shape"] == {
         "items": len(scored),
         "judges": 1,

@@ -102,11 +102,12 @@ def test_real_arena_hard_v2_folder_imports_with_the_records_baseline(tmp_path, c
     assert _model_score_from_panel(panel) == pytest.approx(theirs)
     # the same files through the judge's folder and through a pattern: the same panel
     judge_folder = next(AH2_REAL.glob("model_judgment/*"))
-    for given in (str(judge_folder), str(AH2_REAL / "model_judgment" / "*" / "*.jsonl")):
-        rc, err, other = _import(tmp_path, capsys, "arena_hard", given, name="again.csv")
+    for k, given in enumerate(
+        (str(judge_folder), str(AH2_REAL / "model_judgment" / "*" / "*.jsonl"))
+    ):  # a new name each time: an existing output (and its record) is refused
+        rc, err, other = _import(tmp_path, capsys, "arena_hard", given, name=f"again{k}.csv")
         assert rc == EXIT_OK, err
         pd.testing.assert_frame_equal(load_panel(other, None), panel)
-        other.unlink()
     assert main(["verify", str(out)]) == EXIT_OK
 
 
@@ -298,9 +299,9 @@ def _arena_hard_pairs() -> list[tuple[float, float]]:
 def test_one_judge_consistency_counts_a_tie_against_a_tie_as_the_same_verdict(
     fmt, path, options, pairs
 ):
-    from judgerisk.describe import flip_rates
-    from judgerisk.importers.cli import bpe_table
-    from judgerisk.report_one_judge import one_judge_overview, order_consistency
+    from judgerisk.report.one_judge import one_judge_overview, order_consistency
+    from judgerisk.selective.one_judge import bpe_table
+    from judgerisk.studies.describe import flip_rates
 
     raw = pairs()
     assert (0.5, 0.5) in raw  # the real file holds a tie in both orders
@@ -600,7 +601,7 @@ def test_a_record_without_judge_or_turn_is_said(tmp_path):
 def test_the_record_keeps_how_folders_were_read(tmp_path, capsys):
     rc, _, out = _import(tmp_path, capsys, "arena_hard", str(AH2_REAL))
     assert rc == EXIT_OK
-    info = read_record(out)["assumptions"]
+    info = read_record(out)["settings"]["assumptions"]  # the importer's account
     assert info["files"] == [str(next(AH2_REAL.glob("model_judgment/*/*.jsonl")))]
     assert info["inputs"][0].startswith(f"{AH2_REAL}: 1 file(s) of the layout")
 

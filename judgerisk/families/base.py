@@ -32,7 +32,7 @@ from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from judgerisk._registry import Registry
+from judgerisk._util.registry import Registry
 
 __all__ = [
     "DECLARED",

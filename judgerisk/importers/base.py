@@ -6,7 +6,6 @@ Every importer returns an :class:`Imported`: the panel rows (data contract of
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgerisk._util.hashing import sha256_text
 from judgerisk.datasets.judgebench import VERDICT_STRENGTH
 from judgerisk.datasets.llmbar import smooth_verdicts
 from judgerisk.panel import PanelError, PanelFileNotFoundError
@@ -103,7 +103,7 @@ def level_map(epsilon: float, weak: float) -> dict[str, float]:
 def item_id(*parts: object) -> str:
     """A stable 12-hex id from the parts (sha256 of their JSON list)."""
     text = json.dumps([str(p) for p in parts], ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return sha256_text(text)[:12]
 
 
 def parse_pairs(value: str | dict | None, name: str, example: str) -> dict[str, str]:

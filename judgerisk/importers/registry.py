@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judgerisk._registry import Registry
+from judgerisk._util.registry import Registry
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from judgerisk._registry import NameView, Registry
+from judgerisk._util.registry import NameView, Registry
 from judgerisk.families import FAMILIES
 
 __all__ = [

@@ -84,7 +84,7 @@ def family_recovery(
     ----------
     scores : pandas.DataFrame
         By item, with ``S_<family>`` columns (:func:`judgerisk.risk.signals.signal_s`, or a
-        score table of :func:`judgerisk.certified.score_panel`).
+        score table of :func:`judgerisk.studies.certified.score_panel`).
     truth_items : pandas.DataFrame
         ``SimulationTruth.items``: by item, the flags ``<family>_sensitive``.
     families : sequence of str, optional

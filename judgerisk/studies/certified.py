@@ -55,11 +55,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from judgerisk._progress import progress_bar
-from judgerisk._registry import NameView
+from judgerisk._util.progress import progress_bar
+from judgerisk._util.registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name
-from judgerisk.describe import judge_accuracy
 from judgerisk.options import ScoreSettings, SelectSettings
 from judgerisk.panel import (
     ORIGINAL,
@@ -84,6 +83,7 @@ from judgerisk.selective.protocol import (
 from judgerisk.selective.registry import SELECTORS, get_selector
 from judgerisk.selective.scope import Scope
 from judgerisk.splits import PROTOCOLS, cross_fit_splits
+from judgerisk.studies.describe import judge_accuracy
 from judgerisk.validation import (
     check_accelerate,
     check_alpha,

@@ -1,8 +1,8 @@
 r"""What the one-judge report says: BPE per item and SCOPE's certified verdicts.
 
 A panel of one judge in both answer orders (``original`` and ``swap``) has no consensus or
-conflict to measure; its report (``judgerisk/reports/one_judge_report.md``, rendered by
-:mod:`judgerisk.report`) follows the SCOPE paper instead. For an item with canonical logits
+conflict to measure; its report (``judgerisk/report/templates/one_judge_report.md``, rendered by
+:mod:`judgerisk.report.build`) follows the SCOPE paper instead. For an item with canonical logits
 :math:`\ell_{\mathrm{fwd}}` (original order) and :math:`\ell_{\mathrm{rev}}` (swapped order,
 mapped back to the original orientation),
 
@@ -44,7 +44,7 @@ def one_judge_errors(table: pd.DataFrame) -> pd.Series:
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`judgerisk.report.report_table` of a one-judge panel (by item: ``bpe``,
+        :func:`judgerisk.report.build.report_table` of a one-judge panel (by item: ``bpe``,
         ``verdict``, ``gold``).
 
     Returns
@@ -63,11 +63,11 @@ def order_consistency(table: pd.DataFrame) -> float:
 
     :math:`1 - \frac1N\sum_i |v_{\mathrm{fwd},i} - v_{\mathrm{rev},i}|` with the contract's
     verdicts :math:`v \in \{1, \tfrac12, 0\}` (A, tie, B): one minus the flip rate of
-    :func:`judgerisk.describe.flip_rates`, so a tie in both orders counts as the same verdict
+    :func:`judgerisk.studies.describe.flip_rates`, so a tie in both orders counts as the same verdict
     and a tie against A or B as half of one (SCOPE paper §2.2: position bias). NaN without items.
     """
-    from judgerisk.describe import flip_rates
     from judgerisk.panel import validate_panel
+    from judgerisk.studies.describe import flip_rates
 
     both = table[table["bpe"].notna()]
     if both.empty:
@@ -134,12 +134,12 @@ def one_judge_riskiest(table: pd.DataFrame, n: int = 10) -> pd.DataFrame:
 def one_judge_certify(panel: pd.DataFrame, alpha: float) -> pd.DataFrame:
     """SCOPE on the panel's own gold: labelled items calibrate, the others are decided.
 
-    Returns :func:`judgerisk.importers.cli.bpe_table` with a calibration (``role``, ``error``,
+    Returns :func:`judgerisk.selective.one_judge.bpe_table` with a calibration (``role``, ``error``,
     ``threshold``, ``accepted``), one row per item seen in both orders, with ``alpha`` and
     ``feasible`` (a finite threshold), the columns
-    :func:`judgerisk.report_content.certified_text` reads.
+    :func:`judgerisk.report.content.certified_text` reads.
     """
-    from judgerisk.importers.cli import bpe_table
+    from judgerisk.selective.one_judge import bpe_table
 
     labelled = panel.dropna(subset=["gold"]).drop_duplicates("item")[["item", "gold"]]
     out = bpe_table(panel, labelled, alpha)

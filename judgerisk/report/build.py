@@ -1,13 +1,13 @@
 """Self-contained HTML report on a panel file: the packaged notebook, run with papermill.
 
 :func:`render_report` validates the panel file (so a bad file fails fast with the panel
-validation's message, before a kernel starts), executes ``judgerisk/reports/panel_report.md`` (a jupytext MyST notebook
+validation's message, before a kernel starts), executes ``judgerisk/report/templates/panel_report.md`` (a jupytext MyST notebook
 shipped in the package) with papermill on it, and writes one HTML file with every table inline and
 every figure embedded as a base64 PNG — no network, no side files. The page ends with the
 score table (a csv download link) and the provenance record, which ``judgerisk verify`` reads.
 
 A panel of one judge in both orders (``original`` and ``swap``) has no panel signals; its report
-is ``judgerisk/reports/one_judge_report.md``: Bidirectional Preference Entropy per item and
+is ``judgerisk/report/templates/one_judge_report.md``: Bidirectional Preference Entropy per item and
 SCOPE's certified selection (:func:`report_table` says which table a panel gets).
 
 The notebook-to-HTML step is nbconvert's ``HTMLExporter`` (the ``book`` extra).
@@ -26,7 +26,8 @@ from typing import Any
 
 import pandas as pd
 
-from judgerisk.determinism import one_blas_thread
+from judgerisk._util.determinism import one_blas_thread
+from judgerisk._util.safe_write import atomic_write_group, private_folder
 from judgerisk.options import ReportSettings
 from judgerisk.panel import (
     PanelError,
@@ -36,7 +37,6 @@ from judgerisk.panel import (
     warn_ties_and_orientation,
 )
 from judgerisk.provenance import command_text
-from judgerisk.safe_write import atomic_write_group, private_folder
 
 __all__ = [
     "REPORT_NOTEBOOK",
@@ -53,9 +53,9 @@ __all__ = [
 ]
 
 #: Package-relative location of the report notebook.
-REPORT_NOTEBOOK = "reports/panel_report.md"
+REPORT_NOTEBOOK = "report/templates/panel_report.md"
 #: Package-relative location of the report notebook for one judge in both orders.
-ONE_JUDGE_NOTEBOOK = "reports/one_judge_report.md"
+ONE_JUDGE_NOTEBOOK = "report/templates/one_judge_report.md"
 
 
 def report_notebook_path(one_judge: bool = False) -> Path:
@@ -88,16 +88,16 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
     Returns
     -------
     pandas.DataFrame
-        For a panel of two or more judges, :func:`judgerisk.certified.score_panel`'s score
+        For a panel of two or more judges, :func:`judgerisk.studies.certified.score_panel`'s score
         table (``n_seeds`` repetitions of 5-fold cross-fitting). For one judge in both orders
-        (:func:`one_judge_in_both_orders`), :func:`judgerisk.importers.cli.bpe_table` of every
+        (:func:`one_judge_in_both_orders`), :func:`judgerisk.selective.one_judge.bpe_table` of every
         item (an item seen in one order only has no BPE: empty cells) with its ``gold`` when
         the panel has one. Scored on one BLAS thread, so the numbers do not depend on the
         machine's thread count.
     """
     with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
         if one_judge_in_both_orders(panel):
-            from judgerisk.importers.cli import bpe_table
+            from judgerisk.selective.one_judge import bpe_table
 
             table = bpe_table(panel).set_index("item").reindex(pd.unique(panel["item"]))
             table.index.name = "item"
@@ -105,7 +105,7 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
             if "gold" in panel.columns:
                 table["gold"] = panel.groupby("item", sort=False)["gold"].first()
             return table
-        from judgerisk.certified import accelerate_options, score_panel
+        from judgerisk.studies.certified import accelerate_options, score_panel
 
         settings = {**REPORT_DEFAULTS, **params}  # a record may predate a parameter
         return score_panel(
@@ -251,6 +251,7 @@ def render_report(
     shown_record: dict | None = None,
     overwrite: bool = True,
     announce: Callable[[str], object] | None = None,
+    record: dict | None = None,
 ) -> Path:
     """Run the report notebook on a panel file and write a self-contained HTML report.
 
@@ -283,6 +284,11 @@ def render_report(
     announce : callable, optional
         Called with one line saying what comes next, once the input is checked and before
         the long steps (scoring, the notebook); the command line prints it.
+    record : dict, optional
+        The provenance record of the command line that asked for the report (``judgerisk
+        report`` passes :func:`judgerisk.cli.common.command_record`'s, the one record shape of
+        every command: the command and every option); default: one naming ``command`` (or
+        this function call) and the parameters.
 
     Returns
     -------
@@ -315,15 +321,15 @@ def render_report(
         warnings.simplefilter("ignore")
         panel = load_panel(panel_path)  # fail fast, before starting a kernel
     params = ReportSettings.from_parameters(parameters).as_parameters()
+    if record is None:
+        if command is None:
+            command = (
+                f"judgerisk.report.build.render_report({str(given)!r}, {str(output)!r}, "
+                f"parameters={params!r})"
+            )
+        recorded = {"command": "report", **params}
+        record = make_record(command, recorded, {"panel": (panel_path, len(panel))}, started)
     scores = _score_before_kernel(panel, params, progress, announce)
-    if command is None:
-        command = (
-            f"judgerisk.report.render_report({str(given)!r}, {str(output)!r}, "
-            f"parameters={params!r})"
-        )
-    record = make_record(
-        command, {"command": "report", **params}, {"panel": (panel_path, len(panel))}, started
-    )
     one_judge = scores.attrs["one_judge"]
     nb = jupytext.read(report_notebook_path(one_judge))
     nb.metadata["kernelspec"] = {
@@ -332,7 +338,7 @@ def render_report(
         "language": "python",
     }
     # a private folder beside the output (never the system temp folder): a killed run's is
-    # swept by the next write there (judgerisk.safe_write.private_folder)
+    # swept by the next write there (judgerisk._util.safe_write.private_folder)
     with private_folder(output.parent) as tmp:
         scores_csv = Path(tmp) / "scores.csv"
         scores_pq = Path(tmp) / "scores.parquet"
@@ -371,7 +377,7 @@ def _publish(
     output: Path, page: str, executed: Any, keep_notebook: str | Path | None, exclusive: bool
 ) -> None:
     """Write the page (and the executed notebook) atomically; ``exclusive``: onto free names
-    only (:class:`judgerisk.safe_write.OutputExistsError` when another process wrote one
+    only (:class:`judgerisk._util.safe_write.OutputExistsError` when another process wrote one
     meanwhile). In one folder the two are published as a unit."""
     import nbformat
 

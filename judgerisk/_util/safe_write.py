@@ -280,6 +280,6 @@ def atomic_write(
     with an unpredictable name; no planted file or link can redirect the write. On any failure
     (SIGTERM included) it is removed and ``path`` is left as it was. With ``exclusive=True``
     an existing ``path`` is never replaced: publication links onto the free name or raises
-    :class:`OutputExistsError`. See :mod:`judgerisk.safe_write`.
+    :class:`OutputExistsError`. See :mod:`judgerisk._util.safe_write`.
     """
     return atomic_write_group([(path, write)], exclusive=exclusive)[0]

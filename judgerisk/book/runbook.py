@@ -4,7 +4,7 @@ The notebooks in ``notebooks/`` are MyST markdown (jupytext). Each has a cell ta
 ``parameters`` holding the full-run defaults, and declares the small parameters used by
 the tests in its front matter (``judgerisk: test_parameters: {...}``).
 
-``python -m judgerisk.runbook [NOTEBOOK ...] --profile small|default``
+``python -m judgerisk.book.runbook [NOTEBOOK ...] --profile small|default``
 executes the given notebooks (all of ``notebooks/*.md`` by default) into
 ``_build/executed/<profile>/`` — never back into ``notebooks/`` — and
 ``--build-book`` then stages the executed copies with ``book/``, ``_config.yml`` and
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgerisk.safe_write import atomic_write
+from judgerisk._util.safe_write import atomic_write
 
 __all__ = [
     "find_book_root",
@@ -87,7 +87,7 @@ def find_book_root(start: str | Path | None = None) -> Path:
     for cand in (here, *here.parents):
         if _is_book_root(cand):
             return cand
-    checkout = Path(__file__).resolve().parents[1]  # an editable install's source checkout
+    checkout = Path(__file__).resolve().parents[2]  # an editable install's source checkout
     if start is None and _is_book_root(checkout):
         return checkout
     raise FileNotFoundError(
@@ -126,6 +126,7 @@ def execute(
     profile: str = "small",
     parameters: dict | None = None,
     cwd: str | Path | None = None,
+    record: dict | None = None,
 ) -> tuple[Path, float]:
     """Run one MyST notebook with papermill and write the executed ``.ipynb``.
 
@@ -142,6 +143,9 @@ def execute(
         Extra parameters injected on top of the profile's.
     cwd : path-like, optional
         Working directory of the kernel (default: the notebook's folder).
+    record : dict, optional
+        The provenance record to attach (:func:`judgerisk.provenance.make_record`; ``judgerisk
+        run`` passes its command line's); default: this runbook call's.
 
     Returns
     -------
@@ -168,11 +172,12 @@ def execute(
     out = out_dir / f"{md_path.stem}.ipynb"
     start = time.perf_counter()
 
-    record = make_record(
-        ["python", "-m", "judgerisk.runbook", md_path.name, "--profile", profile],
-        {"notebook": md_path.name, "profile": profile, **params},
-        {"notebook": (md_path, None)},
-    )
+    if record is None:
+        record = make_record(
+            ["python", "-m", "judgerisk.book.runbook", md_path.name, "--profile", profile],
+            {"notebook": md_path.name, "profile": profile, **params},
+            {"notebook": (md_path, None)},
+        )
     papermill.execute_notebook(
         nb,
         str(out),
@@ -251,18 +256,18 @@ def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
         metadata={"tags": ["judgerisk-provenance"]},
     )
     nb.cells.append(footer)
-    nbformat.write(nb, ipynb)
+    atomic_write(ipynb, lambda tmp: nbformat.write(nb, str(tmp)))
 
 
 def _hide_prose_of_parts_not_run(ipynb: Path) -> None:
-    """Prose tagged ``show-if:KEY`` is removed when KEY was glued false (see judgerisk.render)."""
+    """Prose tagged ``show-if:KEY`` is removed when KEY was glued false (see judgerisk.book.render)."""
     import nbformat
 
-    from judgerisk.render import apply_conditions
+    from judgerisk.book.render import apply_conditions
 
     nb = nbformat.read(ipynb, as_version=4)
     if apply_conditions(nb):
-        nbformat.write(nb, ipynb)
+        atomic_write(ipynb, lambda tmp: nbformat.write(nb, str(tmp)))
 
 
 def _collapse_injected_parameters(ipynb: Path) -> None:
@@ -277,7 +282,7 @@ def _collapse_injected_parameters(ipynb: Path) -> None:
             cell.metadata["tags"] = [*tags, "hide-cell"]
             changed = True
     if changed:
-        nbformat.write(nb, ipynb)
+        atomic_write(ipynb, lambda tmp: nbformat.write(nb, str(tmp)))
 
 
 def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) -> Path:
@@ -297,17 +302,17 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) ->
     for stem in sources:
         shutil.copy2(executed_dir / f"{stem}.ipynb", stage_dir / "notebooks" / f"{stem}.ipynb")
     page = parameters_markdown(notebook_paths(root), read_timings(executed_dir))
-    (stage_dir / "book" / "_chapter_parameters.md").write_text(page)
-    from judgerisk.render import machine_description, times_markdown
+    atomic_write(stage_dir / "book" / "_chapter_parameters.md", lambda tmp: tmp.write_text(page))
+    from judgerisk.book.render import machine_description, times_markdown
 
     times = times_markdown(read_timings(executed_dir), machine_description())
-    (stage_dir / "book" / "_chapter_times.md").write_text(times)
+    atomic_write(stage_dir / "book" / "_chapter_times.md", lambda tmp: tmp.write_text(times))
     return stage_dir
 
 
 def _copy_mathjax(stage_dir: Path) -> None:
     """Serve MathJax 3 from the book itself (``_static/mathjax``): formulas render offline."""
-    from judgerisk.render import mathjax_dir
+    from judgerisk.book.render import mathjax_dir
 
     shutil.copytree(mathjax_dir(), stage_dir / "_mathjax" / "mathjax")
 
@@ -353,7 +358,7 @@ def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path | Non
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m judgerisk.runbook",
+        prog="python -m judgerisk.book.runbook",
         description="Execute the book's notebooks with papermill and build the Jupyter Book.",
     )
     parser.add_argument(

@@ -3,9 +3,10 @@
 * :func:`check_command`: the command line a record shows readers agrees with its parameters
   (a ``judgerisk ...`` argv is parsed with the command line's own parser; an API call's
   literal arguments are read without running anything).
-* :func:`check_sizes`: the record's sizes agree with the output and its inputs, and the work a
-  recomputation would do is bounded (:data:`MAX_SEEDS`, :data:`MAX_SPLITS`), so a crafted
-  record cannot make ``verify`` run for long.
+* :func:`check_input_rows`: the record's row counts agree with its inputs; the command that wrote
+  the output checks its own sizes and bounds the work a recomputation would do with
+  :func:`record_int` (:data:`MAX_SEEDS`, :data:`MAX_SPLITS`, :data:`MAX_SAMPLED_ITEMS`), so a
+  crafted record cannot make ``verify`` run for long.
 * :func:`environment_differences`: what differs between the recorded run and this one (git
   commit, uncommitted changes, runtime-registered methods), named first when a recomputation
   fails or differs.
@@ -25,9 +26,11 @@ from typing import Any
 __all__ = [
     "MAX_SEEDS",
     "MAX_SPLITS",
+    "MAX_SAMPLED_ITEMS",
     "check_command",
-    "check_sizes",
+    "check_input_rows",
     "environment_differences",
+    "record_int",
 ]
 
 #: Most seeds (splits) a record may ask ``verify`` to recompute.
@@ -36,8 +39,8 @@ MAX_SEEDS = 1000
 MAX_SPLITS = 10_000
 #: Most items of a simulated panel whose labels sample (``--n-labelled``) ``verify`` recomputes.
 MAX_SAMPLED_ITEMS = 100_000
-#: Record parameters that are not options of the command line.
-_NOT_OPTIONS = ("command", "part", "argv", "started")
+#: The record parameter that names the command (every other one is an option of it).
+_COMMAND = "command"
 
 
 def _plain(value: Any) -> Any:
@@ -67,10 +70,8 @@ def _argv_problems(cmd: list, params: dict, parser: argparse.ArgumentParser | No
             f"the record's command line runs {parsed.get('command')!r}, its parameters say "
             f"{params.get('command')!r}"
         )
-    if "argv" in params and params["argv"] != cmd[1:]:
-        problems.append("the record's command line is not the one its parameters hold (argv)")
     for key, value in params.items():
-        if key in _NOT_OPTIONS:
+        if key == _COMMAND:
             continue
         if key not in parsed:
             problems.append(f"parameter {key}={value!r} is not an option of the command line")
@@ -119,7 +120,12 @@ def check_command(record: dict, parser: argparse.ArgumentParser | None = None) -
     return [f"the record's command is neither a command line nor an API call: {cmd!r:.80}"]
 
 
-def _int(params: dict, key: str, low: int, high: int, default: Any = ...) -> int | None:
+def record_int(params: dict, key: str, low: int, high: int, default: Any = ...) -> int | None:
+    """The record's integer parameter ``key``, checked to lie in ``[low, high]``.
+
+    ``default`` (when given) stands for a parameter the record may leave out (``None``: not
+    given). Raises :class:`ValueError` naming the parameter otherwise.
+    """
     value = params.get(key, default)
     if value is ... or (value is None and default is None):
         if value is ...:
@@ -132,63 +138,13 @@ def _int(params: dict, key: str, low: int, high: int, default: Any = ...) -> int
     return value
 
 
-def check_sizes(record: dict, n_output: int, loaded: dict) -> list[str]:
-    """Where the record's sizes disagree with the output and inputs, or exceed the bounds.
-
-    Parameters
-    ----------
-    record : dict
-    n_output : int
-        Rows of the output table (for a report: of its embedded score table).
-    loaded : dict
-        Role -> the input tables (already checked against their sha256).
-
-    Returns
-    -------
-    list of str
-        Empty when the sizes agree; nothing is recomputed otherwise.
-    """
-    params = record["parameters"]
-    command = params.get("command")
+def check_input_rows(record: dict, loaded: dict) -> list[str]:
+    """Where the record's row counts disagree with its input tables (``loaded``, by role)."""
     problems = []
-    try:
-        for role, table in loaded.items():
-            recorded = record["inputs"][role].get("rows")
-            if recorded is not None and recorded != len(table):
-                problems.append(f"input {role}: {recorded!r} rows recorded, {len(table)} now")
-        if command == "simulate":
-            labels = params.get("part") == "labels"
-            n_labelled = _int(params, "n_labelled", 1, n_output, None) if labels else None
-            # a labels file of a sample: its panel may be larger, up to MAX_SAMPLED_ITEMS
-            most = MAX_SAMPLED_ITEMS if n_labelled is not None else n_output
-            n_items = _int(params, "n_items", 1, most)
-            n_judges = _int(params, "n_judges", 1, max(n_output, 1000) if labels else n_output)
-            conditions = params.get("conditions")
-            if not isinstance(conditions, list) or not conditions:
-                raise ValueError(f"the record's conditions {conditions!r:.60} are not a list")
-            if labels:
-                expected = n_labelled if n_labelled is not None else n_items
-            else:
-                expected = n_items * n_judges * len(conditions)  # type: ignore[operator]
-            if expected != n_output:
-                problems.append(
-                    f"the record's parameters make {expected} rows, the output has {n_output}"
-                )
-        elif command in ("score", "report"):
-            n_seeds = _int(params, "n_seeds", 1, MAX_SEEDS)
-            _int(params, "max_seeds", n_seeds or 1, MAX_SEEDS, None)
-            _int(params, "seed", 0, 2**32 - 1)
-            if command == "report":
-                _int(params, "n_splits", 1, MAX_SPLITS)
-            n_items = loaded["panel"]["item"].nunique()
-            if n_items != n_output:
-                problems.append(f"the panel has {n_items} items, the output {n_output} rows")
-        elif command == "select" and len(loaded["scores"]) != n_output:
-            problems.append(
-                f"the score table has {len(loaded['scores'])} rows, the output {n_output}"
-            )
-    except ValueError as exc:
-        problems.append(str(exc))
+    for role, table in loaded.items():
+        recorded = record["inputs"][role].get("rows")
+        if recorded is not None and recorded != len(table):
+            problems.append(f"input {role}: {recorded!r} rows recorded, {len(table)} now")
     return problems
 
 

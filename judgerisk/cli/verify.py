@@ -3,11 +3,14 @@
 :func:`verify` reads the record an output carries (:mod:`judgerisk.provenance`), checks it
 field by field, checks that each input still exists with the recorded sha256, that the
 command line the record shows agrees with its parameters and that its sizes agree with the
-output (:mod:`judgerisk.record_checks`, before any recomputation), recomputes the output with
-the recorded parameters and compares every cell; a report is also regenerated and every
-visible word, number and figure compared (:mod:`judgerisk.report_check`). Scoring runs BLAS on
-one thread (:mod:`judgerisk.determinism`), so the numbers are identical across processes and
-BLAS thread counts; the tolerance only absorbs the text round trip of csv / jsonl numbers.
+output (:mod:`judgerisk.report.record_checks`, and the bounds the command that wrote it sets:
+:meth:`~judgerisk.cli.common.Command.check_sizes`, before any recomputation), recomputes the
+output with that command's own :meth:`~judgerisk.cli.common.Command.recompute` from the recorded
+parameters (read into the command's settings object, so no default is written here) and
+compares every cell; a report is also regenerated and every visible word, number and figure
+compared (:mod:`judgerisk.report.check`). Scoring runs BLAS on one thread
+(:mod:`judgerisk._util.determinism`), so the numbers are identical across processes and BLAS
+thread counts; the tolerance only absorbs the text round trip of csv / jsonl numbers.
 
 Outcome: ``reproduced`` (exit code 0), ``differs`` (1, with the differing cells, after what
 differs in the code: commit, uncommitted changes, runtime-registered methods), or
@@ -19,28 +22,24 @@ versions are warnings, not failures.
 from __future__ import annotations
 
 import argparse
+import sys
+import textwrap
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+from judgerisk._util.version import package_version
+from judgerisk.cli.common import COMMANDS, Command, get_command, say
+from judgerisk.options import InputError
 
-from judgerisk.determinism import one_blas_thread
-from judgerisk.panel import PanelError, load_panel, read_table
-from judgerisk.provenance import library_versions, read_record, sha256_file
-from judgerisk.record_checks import (
-    check_command,
-    check_sizes,
-    environment_differences,
-)
-from judgerisk.validation import DEFAULT_ACCELERATE
+if TYPE_CHECKING:  # numpy and pandas are imported when a table is compared
+    import pandas as pd
 
 __all__ = [
+    "COMMAND",
     "RTOL",
     "ATOL",
-    "RECOMPUTABLE",
     "RecordError",
     "Verification",
     "verify",
@@ -71,7 +70,7 @@ class Verification:
         return {"reproduced": 0, "differs": 1}.get(self.status, 2)
 
 
-class RecordError(PanelError):
+class RecordError(InputError):
     """A provenance record that is not what judgerisk writes (verify: cannot tell)."""
 
 
@@ -94,6 +93,8 @@ def _field(record: object, dotted: str, kind: type | tuple[type, ...] = object) 
 
 
 def _check_inputs(record: dict) -> list[str]:
+    from judgerisk.provenance import sha256_file
+
     problems = []
     for role in _field(record, "inputs", dict):
         path = Path(_field(record, f"inputs.{role}.path", str))
@@ -106,22 +107,24 @@ def _check_inputs(record: dict) -> list[str]:
 
 
 def _warn_versions(record: dict) -> None:
+    from judgerisk.provenance import library_versions
+
     now = library_versions()
     then = record.get("environment")
     then = then if isinstance(then, dict) else {}
     differ = {k: (then.get(k), v) for k, v in now.items() if k in then and then.get(k) != v}
     about = record.get("judgerisk")
     recorded = about.get("version") if isinstance(about, dict) else None
-    from judgerisk import __version__
-
-    if recorded and recorded != __version__:
-        differ["judgerisk"] = (recorded, __version__)
+    if recorded and recorded != package_version():
+        differ["judgerisk"] = (recorded, package_version())
     if differ:
         text = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in differ.items())
         warnings.warn(f"library versions differ from the recorded run: {text}", stacklevel=3)
 
 
 def _cell_text(value) -> str:
+    import numpy as np
+
     if isinstance(value, float | np.floating):
         return "NaN" if np.isnan(value) else repr(float(value))
     return repr(value.item() if isinstance(value, np.generic) else value)
@@ -136,6 +139,9 @@ def compare_tables(
     when their text agrees. Returns one line per differing cell (at most twenty, then a
     count), or per missing / extra column or row count.
     """
+    import numpy as np
+    import pandas as pd
+
     problems = []
     if len(output) != len(recomputed):
         return [f"{len(output)} rows in the output, {len(recomputed)} recomputed"]
@@ -169,157 +175,65 @@ def compare_tables(
     return problems
 
 
-def _load_inputs(record: dict, command: str) -> dict[str, pd.DataFrame]:
-    """The input tables of a recomputable record (already checked against their sha256)."""
-    roles = {"score": ("panel",), "report": ("panel",), "select": ("scores", "calibration")}
-    out = {}
-    for role in roles.get(command, ()):
-        path = _field(record, f"inputs.{role}.path", str)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out[role] = load_panel(path) if role == "panel" else read_table(path)
-    return out
-
-
-def _recompute(record: dict, loaded: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The output table recomputed from the record's inputs and parameters."""
-    params = record["parameters"]
-    command = params.get("command")
-    if command == "report":
-        from judgerisk.report import report_table
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return report_table(loaded["panel"], params).reset_index()
-    if command == "score":
-        from judgerisk.certified import accelerate_options, score_panel
-
-        aggregators = params.get("aggregators", "majority,dawid_skene")
-        with warnings.catch_warnings(), one_blas_thread():  # as score and report did
-            warnings.simplefilter("ignore")
-            table = score_panel(
-                loaded["panel"],
-                n_seeds=params["n_seeds"],
-                seed=params["seed"],
-                aggregators=tuple(a for a in aggregators.split(",") if a),
-                protocol=params.get("protocol", "kfold"),
-                scur_options=accelerate_options(params.get("accelerate", DEFAULT_ACCELERATE)),
-            )
-        return table.reset_index()
-    if command == "select":
-        from judgerisk.certified import select_items
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return select_items(
-                loaded["scores"],
-                loaded["calibration"],
-                alpha=params["alpha"],
-                score=params["score"],
-                verdict=params["verdict"],
-                allow_any_score=params.get("allow_any_score", False),
-            )
-    if command == "simulate":
-        from judgerisk.simulate import calibration_labels, simulate_panel
-
-        sim = simulate_panel(
-            n_items=params["n_items"],
-            n_judges=params["n_judges"],
-            conditions=tuple(params["conditions"]),
-            seed=params["seed"],
-        )
-        data = sim.data if params.get("gold", True) else sim.data.drop(columns="gold")
-        if params.get("part") == "labels":
-            data = calibration_labels(sim.data, params.get("n_labelled"), params["seed"])
-        return data.reset_index(drop=True)
-    if command == "perturb":
-        from judgerisk.extract.perturb import perturb_items
-
-        template = record.get("inputs", {}).get("template", {}).get("path", params["template"])
-        items = _field(record, "inputs.items.path", str)
-        return perturb_items(
-            items, tuple(params["conditions"]), template=template, seed=params["seed"]
-        )
-    if command in ("import", "bpe"):
-        from judgerisk.importers.cli import recompute
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            paths = {role: entry["path"] for role, entry in record.get("inputs", {}).items()}
-            return recompute(command, params, paths)
-    raise PanelError(f"cannot recompute an output of {command!r}")
-
-
-def _read_output(path: Path) -> pd.DataFrame:
-    if path.suffix.lower() in (".html", ".htm"):
-        from judgerisk.report import embedded_scores
-
-        return embedded_scores(path)
-    return read_table(path)
-
-
-#: The commands whose outputs :func:`verify` recomputes.
-RECOMPUTABLE = ("score", "report", "select", "simulate", "import", "bpe", "perturb")
-
-
 def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verification:
     what = {".ipynb": "an executed notebook", ".json": "an extraction folder's manifest"}
     kind = what.get(path.suffix.lower(), f"an output of {command!r}")
+    recomputed = [n for n in COMMANDS if get_command(n).recomputable]
     return Verification(
         "cannot tell",
         [
             f"{path} is {kind}: its record names the run and its {n_inputs} input(s) still "
-            "have their recorded sha256, but judgerisk verify recomputes only score and "
-            "decision tables, simulated panels, perturbed items and reports; rerun it (judgerisk run, "
-            "judgerisk extract) and compare"
+            "have their recorded sha256, but judgerisk verify recomputes only the outputs of "
+            f"{', '.join(recomputed)}; rerun it (judgerisk run, judgerisk extract) and compare"
         ],
     )
 
 
-def _reproduces(
-    path: Path, record: dict, parser: argparse.ArgumentParser | None = None
-) -> Verification:
+def _reproduces(path: Path, record: dict, parser: argparse.ArgumentParser) -> Verification:
     """The checks after the record was read (any malformed field raises RecordError)."""
+    from judgerisk.report.record_checks import (
+        check_command,
+        check_input_rows,
+        environment_differences,
+    )
+
     if not isinstance(record, dict):
         raise RecordError(f"{path}: the provenance record is not a JSON object")
     problems = _check_inputs(record)
     if problems:
         return Verification("cannot tell", problems)
-    command = _field(record, "parameters", dict).get("command")
-    if command not in RECOMPUTABLE or path.suffix.lower() in (".ipynb", ".json"):
-        return _not_recomputable(path, command, len(record["inputs"]))
+    name = _field(record, "parameters", dict).get("command")
+    command = get_command(name) if isinstance(name, str) and name in COMMANDS else None
+    if command is None or not command.recomputable or path.suffix.lower() in (".ipynb", ".json"):
+        return _not_recomputable(path, name, len(record["inputs"]))
     _warn_versions(record)
-    table = _read_output(path)
+    table = command.read_output(path)
     problems = check_command(record, parser)
     if problems:
         return Verification("differs", problems)
-    loaded = _load_inputs(record, command)
-    problems = check_sizes(record, len(table), loaded)
+    loaded = command.load_inputs(record)
+    try:
+        problems = check_input_rows(record, loaded)
+        problems += command.check_sizes(record, len(table), loaded)
+    except ValueError as exc:
+        problems = [str(exc)]
     if problems:
         return Verification("differs", ["not recomputed: " + p for p in problems])
     hints = environment_differences(record)
     try:
-        recomputed = _recompute(record, loaded)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            recomputed = command.recompute(record, loaded)
     except KeyError as exc:
         return Verification("cannot tell", [*hints, f"the record has no parameter {exc}"])
-    except (PanelError, ValueError, TypeError) as exc:
+    except (ValueError, TypeError) as exc:  # InputError (bad data or record) is a ValueError
         return Verification("cannot tell", [*hints, f"recomputing failed: {exc}"])
     diff = compare_tables(table, recomputed)
-    if not diff and command == "report":
-        diff = _compare_report(path, record, loaded)
+    if not diff:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            diff = command.compare_output(path, record, loaded, RTOL, ATOL)
     return Verification("differs", [*hints, *diff]) if diff else Verification("reproduced")
-
-
-def _compare_report(path: Path, record: dict, loaded: dict) -> list[str]:
-    """The report's visible words and figures against a report regenerated from the record."""
-    from judgerisk.report import REPORT_DEFAULTS
-    from judgerisk.report_check import compare_visible, regenerate_report
-
-    params = {k: record["parameters"][k] for k in REPORT_DEFAULTS if k in record["parameters"]}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        page = regenerate_report(record, record["inputs"]["panel"]["path"], params)
-    return compare_visible(path.read_text(encoding="utf-8"), page, RTOL, ATOL)
 
 
 def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None) -> Verification:
@@ -327,10 +241,10 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
 
     In order: the record is a JSON object with the fields judgerisk writes; each input has
     its recorded sha256; the command line the record shows agrees with its parameters; the
-    record's sizes agree with the output and bound the work (:mod:`judgerisk.record_checks`);
+    record's sizes agree with the output and bound the work (:mod:`judgerisk.report.record_checks`);
     then the output is recomputed and every cell compared (within :data:`RTOL`,
     :data:`ATOL`). A report is also regenerated and every visible word, number and figure
-    compared (:mod:`judgerisk.report_check`). When recomputing fails or differs, what differs
+    compared (:mod:`judgerisk.report.check`). When recomputing fails or differs, what differs
     in the code (git commit, uncommitted changes, runtime-registered methods) is named first.
 
     Parameters
@@ -340,10 +254,8 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
         panel, or an HTML report. Notebooks and extraction manifests get their inputs
         checked and "cannot tell" (they are not recomputed).
     parser : argparse.ArgumentParser, optional
-        The ``judgerisk`` command-line parser (``judgerisk.cli.build_parser()``), against which
-        a record's command line is parsed and compared with its parameters. ``judgerisk
-        verify`` passes it; without it that comparison is skipped with a warning (the library
-        does not import the command line, which sits in the layer above).
+        The ``judgerisk`` command-line parser against which a record's command line is parsed
+        and compared with its parameters (default: :func:`judgerisk.cli.app.build_parser`).
 
     Returns
     -------
@@ -355,8 +267,50 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
     UserWarning
         When the library versions differ from the recorded ones.
     """
+    from judgerisk.provenance import read_record
+
+    if parser is None:
+        from judgerisk.cli.app import build_parser
+
+        parser = build_parser(extract=False)
     path = Path(output)
     try:
         return _reproduces(path, read_record(path), parser)
-    except PanelError as exc:
+    except InputError as exc:  # an unreadable file or record (a PanelError, a RecordError)
         return Verification("cannot tell", [str(exc)])
+
+
+class Verify(Command):
+    name = "verify"
+    help = "check that an output reproduces from its provenance record"
+    description = textwrap.dedent(
+        """\
+        Read the provenance record of a report, a score table, a decision table, a BPE
+        table, an imported or a simulated panel, check that each input still has its
+        recorded sha256 and that the record's command line and sizes agree with it,
+        recompute the output with the recorded parameters and compare every cell (a
+        report: every visible number and figure of the page regenerated). Notebooks and
+        extraction folders: cannot tell.
+        Exit 0: reproduced. Exit 1: some cells differ (listed, with the tolerance).
+        Exit 2: cannot tell (an input is missing or changed, or no record).
+        Different library versions are a warning, not a failure."""
+    )
+    epilog = "example:\n  judgerisk verify report.html\n  judgerisk verify scores.csv"
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("output", help="a judgerisk output (.html, .csv, .parquet, .jsonl)")
+
+    def run(self, args: argparse.Namespace) -> int:
+        say(args, f"checking the inputs of {args.output} and recomputing it from its record")
+        result = verify(args.output)
+        if result.status == "reproduced":
+            print(f"{args.output}: reproduced")
+            return result.exit_code
+        head = "does not reproduce" if result.status == "differs" else "cannot tell"
+        print(f"{args.output}: {head}:", file=sys.stderr)
+        for line in result.messages:
+            print(f"  {line}", file=sys.stderr)
+        return result.exit_code
+
+
+COMMAND = Verify()

@@ -1,19 +1,28 @@
-"""``judgerisk extract``: run a judge (in-process or on a server) over items, write the panel."""
+"""``judgerisk extract``: run a judge (in-process or on a server) over items, write the panel.
+
+Its parser is built in full only when the command is ``extract`` (it reads the judge-backend
+registry, which imports the extraction code): ``judgerisk --help`` lists it by name.
+"""
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-from judgerisk.extract.http_client import MAX_RETRIES, MAX_TIMEOUT
-from judgerisk.panel import CONDITIONS
+from judgerisk.cli.common import (
+    EXIT_DEPENDENCY,
+    EXIT_OK,
+    Command,
+    add_progress,
+    command_record,
+    seed,
+)
+from judgerisk.options import CONDITIONS
 
-__all__ = ["register", "run", "check_extract_paths"]
+__all__ = ["COMMAND", "Extract", "backend_kwargs", "check_extract_paths"]
 
 
 def _batch_size(text: str) -> int | str:
@@ -28,56 +37,43 @@ def _batch_size(text: str) -> int | str:
     return value
 
 
-def _positive(kind: type, high: float = math.inf) -> Any:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            value = 0
-        if not (value > 0 and math.isfinite(value) and value <= high):
-            bound = "" if high == math.inf else f" up to {high:g}"
-            raise argparse.ArgumentTypeError(f"expected a positive number{bound}, got {text!r}")
-        return value
-
-    parse.__name__ = kind.__name__
-    return parse
+_EXTRACT_HELP = "verdict-token logprobs of a judge on items -> panel table"
 
 
-def _retries(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= MAX_RETRIES:
-        raise argparse.ArgumentTypeError(
-            f"expected a whole number from 0 to {MAX_RETRIES}, got {text!r}"
-        )
-    return value
-
-
-class _DefaultsShown(argparse.ArgumentDefaultsHelpFormatter):
-    """Help with each option's default, except where it is None (the help says what happens)."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None:
-            return action.help
-        return super()._get_help_string(action)
-
-
-def register(subparsers: Any) -> argparse.ArgumentParser:
-    """Add the ``extract`` subcommand to an argparse subparsers object."""
-    p = subparsers.add_parser(
-        "extract",
-        help="verdict-token logprobs of a judge on items -> panel table",
-        formatter_class=_DefaultsShown,
-        description="Run a judge on items (item, prompt, answer_a, answer_b[, gold]) under the "
+class Extract(Command):
+    name = "extract"
+    help = _EXTRACT_HELP
+    description = (
+        "Run a judge on items (item, prompt, answer_a, answer_b[, gold]) under the "
         "chosen conditions. Backends: hf (a transformers model folder, a cached hub id or the "
         "bundled 'smollm2-135m'), gguf (a .gguf file de-quantised in-process), openai (a vLLM, "
         "SGLang or llama.cpp server, or a hosted API, through --base-url). Results go to "
         "OUT/parts (resumable: rerun the same command to finish an interrupted run; a changed "
         "item text is recomputed, a changed model, dtype or chat template is refused) and the "
-        "merged panel to OUT/panel.parquet. Works under torchrun (one shard per rank).",
+        "merged panel to OUT/panel.parquet. Works under torchrun (one shard per rank: "
+        "torchrun -m judgerisk.cli extract ...)."
     )
+
+    def register(self, sub: argparse._SubParsersAction, full: bool = True) -> Any:
+        """Add ``extract``; ``full=False`` adds only its name and help (no extraction code)."""
+        if not full:
+            return sub.add_parser(self.name, help=self.help, add_help=False)
+        try:
+            import judgerisk.extract.backends  # noqa: F401 - torch / transformers present?
+        except ImportError as exc:  # the extract extra is not installed
+            return _unavailable(sub, str(exc))
+        return super().register(sub)
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        add_common_arguments(p)
+        _add_backend_options(p)
+
+    def run(self, args: argparse.Namespace) -> int:
+        return _run(args)
+
+
+def add_common_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of every backend (each backend's own are added after them)."""
     p.add_argument(
         "--model",
         default=None,
@@ -90,7 +86,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--backend",
         default="hf",
         help="judge engine: hf, gguf, openai, or a plug-in's name (entry-point group "
-        "judgerisk.judge_backends) (default: hf)",
+        "judgerisk.judge_backends)",
     )
     p.add_argument(
         "--conditions",
@@ -102,14 +98,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed,
         default=0,
         help="perturbation seed of the families that draw (format's layouts, verbosity's "
         "sentences); recorded in OUT/manifest.json, so a resumed run with another is refused",
     )
     p.add_argument("--judge", default=None, help="judge name (None: from the model)")
-    p.add_argument("--device", default=None, help="hf/gguf: cuda, cuda:1, cpu (None: cuda if any)")
-    p.add_argument("--dtype", default=None, help="hf/gguf: bfloat16, float16 or float32")
     p.add_argument(
         "--batch-size",
         type=_batch_size,
@@ -125,46 +119,87 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--min-verdict-mass", type=float, default=0.5, help="warn below this P(A) + P(B)"
     )
-    p.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=True, help="progress bar"
-    )
-    g = p.add_argument_group("openai backend")
-    g.add_argument("--base-url", default=None, help="server root, e.g. http://127.0.0.1:8000")
-    g.add_argument(
-        "--tokenizer",
-        default=None,
-        help="the judge's tokenizer (bundled name, "
-        "folder, .gguf, cached hub id); needed by the completion endpoint",
-    )
-    g.add_argument(
-        "--endpoint",
-        default="completions",
-        choices=("completions", "chat"),
-        help="completions: judgerisk renders the prompt (exact verdict slot); chat: the server does",
-    )
-    g.add_argument(
-        "--api-key-env",
-        default=None,
-        metavar="VAR",
-        help="environment variable holding the API key (the key is never recorded)",
-    )
-    g.add_argument("--concurrency", type=_positive(int), default=4, help="requests in flight")
-    g.add_argument(
-        "--timeout",
-        type=_positive(float, MAX_TIMEOUT),
-        default=60.0,
-        help="seconds for a whole try of one request (connect, send, answer)",
-    )
-    g.add_argument(
-        "--retries",
-        type=_retries,
-        default=4,
-        help="retries on timeout, 408/409/425/429, 5xx (waits capped at 60 s; no redirect is "
-        "followed)",
-    )
-    g.add_argument("--top-logprobs", type=_positive(int), default=20, help="top-k list size")
-    p.set_defaults(func=run)
+    add_progress(p, default=True)
+
+
+def _unavailable(sub: argparse._SubParsersAction, reason: str) -> argparse.ArgumentParser:
+    """An ``extract`` parser that explains why it cannot run (exit code 3)."""
+    p = sub.add_parser("extract", help=_EXTRACT_HELP, description="Unavailable here: " + reason)
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+
+    def _missing(args: argparse.Namespace) -> int:
+        print(
+            f"judgerisk extract: error: not available ({reason}); install judgerisk[extract]",
+            file=sys.stderr,
+        )
+        return EXIT_DEPENDENCY
+
+    p.set_defaults(func=_missing)
     return p
+
+
+def _add_backend_options(p: argparse.ArgumentParser) -> None:
+    """Every registered backend's own options, one group per set of backends that take them.
+
+    An option is not given a default here (it is absent unless given), so that
+    :func:`backend_kwargs` can refuse one the chosen backend does not take; it gets its
+    declared default there.
+    """
+    from judgerisk.extract.backends import JUDGE_BACKENDS, backend_options
+
+    common = {a.dest for a in p._actions}
+    takers: dict[str, list[str]] = {}
+    declared: dict[str, Any] = {}
+    for backend in JUDGE_BACKENDS:
+        for opt in backend_options(backend):
+            if opt.name not in common:
+                declared.setdefault(opt.name, opt)  # the first declaration shows its help
+                takers.setdefault(opt.name, []).append(backend)
+    groups: dict[tuple[str, ...], list] = {}
+    for name, opt in declared.items():
+        groups.setdefault(tuple(takers[name]), []).append(opt)
+    for backends, opts in groups.items():
+        g = p.add_argument_group("options of --backend " + ", ".join(backends))
+        for opt in opts:
+            shown = "" if opt.default is None else f" (default: {opt.default})"
+            g.add_argument(
+                opt.flag,
+                dest=opt.name,
+                default=argparse.SUPPRESS,
+                type=opt.type,
+                choices=opt.choices,
+                metavar=opt.metavar,
+                help=opt.help + shown,
+            )
+
+
+def backend_kwargs(args: argparse.Namespace, chat_template: str | None) -> dict:
+    """The keywords of ``--backend``'s factory: its own options (given, else their defaults).
+
+    An option that only other backends take is refused in one line naming the backend's own.
+    The chosen backend's options are set on ``args`` with their values, so that the provenance
+    record holds every one of them.
+    """
+    from judgerisk.extract.backends import JUDGE_BACKENDS, backend_options
+    from judgerisk.options import OptionError
+
+    own = backend_options(args.backend)
+    names = {o.name for o in own}
+    common = argparse.ArgumentParser(add_help=False)
+    add_common_arguments(common)  # --batch-size is every backend's
+    names |= {a.dest for a in common._actions}
+    others = {o.flag: o.name for b in JUDGE_BACKENDS for o in backend_options(b)}
+    given = sorted(f for f, n in others.items() if n not in names and n in vars(args))
+    if given:
+        takes = ", ".join(o.flag for o in own) or "none"
+        raise OptionError(
+            f"--backend {args.backend} takes no {', '.join(given)} (its options: {takes})"
+        )
+    kwargs: dict[str, Any] = {"chat_template": chat_template, "name": args.judge}
+    for opt in own:
+        setattr(args, opt.name, getattr(args, opt.name, opt.default))
+        kwargs[opt.name] = getattr(args, opt.name)
+    return kwargs
 
 
 def check_extract_paths(out: str | Path, inputs: dict[str, str | Path | None]) -> Path:
@@ -220,57 +255,27 @@ def _chat_template(value: str | None) -> str | None:
     return text
 
 
-def _options(args: argparse.Namespace, chat_template: str | None) -> dict:
-    if args.backend == "openai":
-        return {
-            "base_url": args.base_url,
-            "tokenizer": args.tokenizer,
-            "chat_template": chat_template,
-            "endpoint": args.endpoint,
-            "name": args.judge,
-            "top_logprobs": args.top_logprobs,
-            "concurrency": args.concurrency,
-            "timeout": args.timeout,
-            "retries": args.retries,
-            "api_key_env": args.api_key_env,
-        }
-    from judgerisk.extract.extract import shard_device
-
-    if args.model is None:
-        raise ValueError(f"--backend {args.backend} needs --model")
-    return {
-        "device": shard_device(args.device),
-        "dtype": args.dtype,
-        "chat_template": chat_template,
-        "batch_size": args.batch_size,
-        "name": args.judge,
-    }
-
-
-def run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     """Execute ``judgerisk extract`` from parsed arguments; returns the exit code."""
-    started = time.time()
     from judgerisk.extract.backends import open_judge
     from judgerisk.extract.extract import run_judge
-    from judgerisk.provenance import finish_record, make_record, write_table_with_record
+    from judgerisk.provenance import finish_record, write_table_with_record
 
     files = {
         "--items": args.items,
         "--template": args.template if str(args.template).endswith(".json") else None,
         "--chat-template": args.chat_template if args.chat_template != "plain" else None,
-        "--model": args.model if args.backend != "openai" else None,
+        "--model": args.model,  # a model file or folder (a server's model name is no file)
     }
     out = check_extract_paths(args.out, files)
     chat_template = _chat_template(args.chat_template)
-    backend = open_judge(args.model, args.backend, **_options(args, chat_template))
-    params = {k: v for k, v in vars(args).items() if k != "func"}
+    backend = open_judge(args.model, args.backend, **backend_kwargs(args, chat_template))
     inputs: dict[str, tuple[str | Path, int | None]] = {
         opt.lstrip("-"): (path, None)
         for opt, path in files.items()
         if path is not None and Path(path).is_file()
     }
-    argv = [Path(sys.argv[0]).name, *sys.argv[1:]]
-    record = make_record(argv, params, inputs, started=started)
+    record = command_record(args, inputs)
     described = backend.describe() if hasattr(backend, "describe") else {}
     panel = run_judge(
         backend,
@@ -292,17 +297,7 @@ def run(args: argparse.Namespace) -> int:
             "judge_backend": described,
         }
         write_table_with_record(panel, out / "panel.parquet", finish_record(record, settings))
-    return 0
+    return EXIT_OK
 
 
-def main(argv=None) -> int:
-    """Standalone entry point: ``python -m judgerisk.extract.cli extract ...``."""
-    parser = argparse.ArgumentParser(prog="judgerisk")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register(sub)
-    args = parser.parse_args(argv)
-    return args.func(args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+COMMAND = Extract()

@@ -116,7 +116,7 @@ def compare_visible(page: str, regenerated: str, rtol: float, atol: float) -> li
 
 def regenerate_report(record: dict, panel_path: str | Path, parameters: dict) -> str:
     """The report rendered again from ``record``'s input and parameters (HTML text)."""
-    from judgerisk.report import render_report
+    from judgerisk.report.build import render_report
 
     with tempfile.TemporaryDirectory(prefix="judgerisk-verify-") as tmp:
         out = Path(tmp) / "regenerated.html"

@@ -10,19 +10,16 @@ book's "Reproducing and rerunning" page is generated from it.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import math
 import os
-import sys
-import tempfile
 import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from judgerisk import render, runbook
-from judgerisk.runbook import Parameter, chapter_parameters, parameters_markdown
-from judgerisk.safe_write import TMP_PREFIX, atomic_write
+from judgerisk._util.safe_write import atomic_write_group, private_folder
+from judgerisk.book import render, runbook
+from judgerisk.book.runbook import Parameter, chapter_parameters, parameters_markdown
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -36,11 +33,10 @@ __all__ = [
     "parameters_markdown",
     "parse_assignment",
     "run_chapter",
-    "add_subcommand",
 ]
 
 #: Environment variable naming a folder of chapter sources (``NN_name.md``) to use instead
-#: of the book's ``notebooks/`` (found by :func:`judgerisk.runbook.find_book_root`).
+#: of the book's ``notebooks/`` (found by :func:`judgerisk.book.runbook.find_book_root`).
 ENV_CHAPTERS = "JUDGERISK_CHAPTERS"
 
 
@@ -50,10 +46,12 @@ SHIPPED_BOOK = "_book"
 
 
 def _package_dir() -> Path:
-    """The folder of the installed ``judgerisk`` package."""
-    import judgerisk
+    """The folder of the installed ``judgerisk`` package (found without importing its face)."""
+    import importlib.util
 
-    return Path(judgerisk.__file__).resolve().parent
+    spec = importlib.util.find_spec("judgerisk")
+    assert spec is not None and spec.origin is not None  # this module is inside it
+    return Path(spec.origin).resolve().parent
 
 
 def installed_chapters() -> Path:
@@ -245,6 +243,7 @@ def run_chapter(
     cwd: str | os.PathLike | None = None,
     source: str | os.PathLike | None = None,
     announce: Callable[[str], object] | None = None,
+    record: dict | None = None,
 ) -> tuple[Path, float]:
     """Run one chapter with papermill on the reader's parameters and write the notebook.
 
@@ -255,7 +254,7 @@ def run_chapter(
     output : path-like
         The executed ``.ipynb`` to write (relative to ``cwd``). Written atomically; an
         existing file is kept unless ``overwrite``; never one of the inputs. The chapter
-        rendered as the book shows it (:func:`judgerisk.render.render_html`) is written
+        rendered as the book shows it (:func:`judgerisk.book.render.render_html`) is written
         beside it, with the suffix ``.html``.
     parameters : dict, optional
         Values for names of the chapter's parameters cell (other names are an error).
@@ -272,6 +271,9 @@ def run_chapter(
         Called with one line saying which notebook runs and from where, once everything is
         checked and before the kernel starts (the command line prints it); and with one line
         for each relative file parameter found in the book's sources rather than in ``cwd``.
+    record : dict, optional
+        The provenance record the notebook carries (:func:`judgerisk.provenance.make_record`;
+        ``judgerisk run`` passes its command line's); default: one naming the runbook call.
 
     Returns
     -------
@@ -293,36 +295,37 @@ def run_chapter(
     book = md.parent.parent if (md.parent.parent / "_toc.yml").is_file() else None
     params = _absolute_paths(params, cwd, book, announce)
     _check_panels(params)
+    from judgerisk.provenance import check_output_path
+
     out = (cwd / Path(output).expanduser()).resolve()
-    if out.suffix != ".ipynb":
-        raise ValueError(f"the output must be a .ipynb file, got {out.name}")
-    inputs = {md.resolve()} | {Path(v) for k, v in params.items() if k.endswith("_path")}
-    if out in inputs:
-        raise ValueError(f"refusing to write the output over an input: {out}")
+    inputs = (md.resolve(), *(Path(v) for k, v in params.items() if k.endswith("_path")))
+    check_output_path(out, (".ipynb",), inputs, overwrite=overwrite)
     page = out.with_suffix(".html")  # the readable page, written beside the notebook
-    for target in (out, page):
-        if target.exists() and not overwrite:
-            raise ValueError(f"{target} exists; choose another name or pass --overwrite")
-    if page in inputs:
-        raise ValueError(f"refusing to write the output over an input: {page}")
-    if not out.parent.is_dir():
-        raise FileNotFoundError(f"output folder {out.parent} does not exist")
+    check_output_path(page, (".html",), inputs, overwrite=overwrite)
     # a private folder beside the output; left by a killed run, the next write sweeps it
-    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f"{TMP_PREFIX}{os.getpid()}-") as tmp:
+    with private_folder(out.parent) as tmp:
         if announce is not None:
             origin = f"--from {source}" if source is not None else "the installed judgerisk"
             announce(f"running {md} (from {origin}) with papermill, one kernel, every cell")
         try:
             written, seconds = runbook.execute(
-                md, tmp, profile="small" if small else "default", parameters=params
+                md,
+                tmp,
+                profile="small" if small else "default",
+                parameters=params,
+                record=record,
             )
         except Exception as exc:  # noqa: BLE001 - papermill's error, as one line
-            from judgerisk.report import notebook_error
+            from judgerisk.report.build import notebook_error
 
             raise notebook_error(exc, md.name) from None
-        # onto a free name without --overwrite: of two racing runs exactly one publishes
-        atomic_write(out, lambda t: os.replace(written, t), exclusive=not overwrite)
-    render.render_html(out, page, chapter=md.stem, book=book)
+        rendered = render.render_html(written, Path(tmp) / page.name, chapter=md.stem, book=book)
+        # the notebook and its page are published together (or neither is), and onto free
+        # names without --overwrite: of two racing runs exactly one publishes
+        atomic_write_group(
+            [(out, lambda t: os.replace(written, t)), (page, lambda t: os.replace(rendered, t))],
+            exclusive=not overwrite,
+        )
     return out, seconds
 
 
@@ -344,76 +347,3 @@ def _check_panels(params: dict) -> None:
             groups = judge_groups(panel)
             if len(groups) > 1:
                 raise PanelError(f"{value}: {no_shared_items(groups)}")
-
-
-def _run_cli(args: argparse.Namespace) -> int:
-    if args.chapter is None and not (args.source and str(args.source).endswith(".md")):
-        raise ValueError("name a chapter (e.g. 04), or a notebook with --from PATH.md")
-    params = dict(parse_assignment(p) for p in args.param or [])
-    if args.list:
-        for p in chapter_parameters(find_chapter(args.chapter, args.source)):
-            note = f"  # {p.help}" if p.help else ""
-            print(f"{p.name} = {p.default}{note}")
-        return 0
-    if args.output is None:
-        raise ValueError("-o/--output is required (the executed .ipynb to write)")
-    md = find_chapter(args.chapter, args.source)
-    warning = render.time_warning(md.stem, args.small)
-    if warning:
-        print(warning, file=sys.stderr, flush=True)
-    out, seconds = run_chapter(
-        args.chapter,
-        args.output,
-        params,
-        small=args.small,
-        overwrite=args.overwrite,
-        source=args.source,
-        announce=lambda doing: print(f"judgerisk run: {doing} ...", file=sys.stderr, flush=True),
-    )
-    print(f"wrote {out} ({seconds:.0f} s) and the page {out.with_suffix('.html')}: ran {md}")
-    return 0
-
-
-def add_subcommand(sub: argparse._SubParsersAction) -> None:
-    """Register ``judgerisk run`` on the main command line's subparsers."""
-    p = sub.add_parser(
-        "run",
-        help="rerun a chapter of the book on your own file or parameters",
-        description="Execute one chapter notebook of the installed judgerisk with papermill, "
-        "with parameters of its 'parameters' cell replaced, and write the executed notebook. "
-        "Relative file paths are taken from the current directory. Only the installed "
-        "judgerisk's chapters run (named on stderr), never a book found near the current "
-        "directory; another folder of chapters, or any .md notebook, runs only when given "
-        "with --from (its code runs on your machine). Each --param value is checked against "
-        "the type and sign of its default before the kernel starts.",
-        epilog="examples:\n  judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb\n"
-        "  judgerisk run 09 --list\n"
-        "  judgerisk run 01 --param n_items=500 --param seed=3 -o panel.ipynb",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument(
-        "chapter",
-        nargs="?",
-        default=None,
-        help="chapter number (e.g. 04) or name (e.g. scur_signals); not a path (see --from)",
-    )
-    p.add_argument(
-        "--from",
-        dest="source",
-        metavar="PATH",
-        default=None,
-        help="run chapters from this folder (NN_name.md), or this one .md notebook, instead "
-        "of the installed judgerisk's; their code runs on your machine (default: the "
-        "installed judgerisk's chapters)",
-    )
-    p.add_argument(
-        "--param",
-        action="append",
-        metavar="NAME=VALUE",
-        help="a parameter (repeatable); VALUE is a Python literal or a plain string",
-    )
-    p.add_argument("-o", "--output", help="executed notebook to write (.ipynb)")
-    p.add_argument("--small", action="store_true", help="start from the small test parameters")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
-    p.add_argument("--list", action="store_true", help="print the chapter's parameters and exit")
-    p.set_defaults(func=_run_cli)

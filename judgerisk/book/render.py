@@ -19,9 +19,10 @@ import copy
 import html
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from judgerisk._util.safe_write import atomic_write
 
 __all__ = [
     "glued_values",
@@ -336,14 +337,7 @@ def render_html(
     resources = {"metadata": {"name": titles[0] if titles else ipynb.stem}}
     body, _ = exporter.from_notebook_node(page, resources=resources)
     body = body.replace("<head>", "<head>\n" + MATHJAX3 + STYLE, 1)
-    fd, tmp = tempfile.mkstemp(dir=html_path.parent, prefix=".judgerisk-", suffix=".html")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(body)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, html_path)
-    return html_path
+    return atomic_write(html_path, lambda tmp: tmp.write_text(body, encoding="utf-8"))
 
 
 #: The measured run times shipped with the package (see :func:`write_chapter_times`).
@@ -387,14 +381,15 @@ def time_warning(stem: str, small: bool) -> str | None:
 
 
 def write_chapter_times(timings: dict, profile: str, machine: str) -> Path:
-    """Store :func:`judgerisk.runbook.read_timings` of a run as the shipped reference times."""
+    """Store :func:`judgerisk.book.runbook.read_timings` of a run as the shipped reference times."""
     import json
 
     data = _times() or {"machine": machine, "chapters": {}}
     data["machine"] = machine
     for stem, run in timings.items():
         data["chapters"].setdefault(stem, {})[profile] = run["seconds"]
-    TIMES_FILE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    atomic_write(TIMES_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return TIMES_FILE
 
 
@@ -411,7 +406,7 @@ def machine_description() -> str:
 def times_markdown(timings: dict, machine: str) -> str:
     """The table of each chapter's measured run time (MyST markdown).
 
-    ``timings`` is :func:`judgerisk.runbook.read_timings` of the executed chapters.
+    ``timings`` is :func:`judgerisk.book.runbook.read_timings` of the executed chapters.
     """
     lines = [
         f"Measured on {machine} when this book was built:",
