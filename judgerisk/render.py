@@ -377,8 +377,8 @@ def time_warning(stem: str, small: bool) -> str | None:
             return None
         return (
             f"judgerisk run {stem[:2]}: the full parameters were not timed; the small ones "
-            f"(--small) took {quick:.0f} s on {machine}, the full run takes longer "
-            "(minutes for the simulation studies)."
+            f"(--small) took {quick:.0f} s on {machine}, and the full ones do more work "
+            "(more items, seeds and resamples) and take longer."
         )
     return (
         f"judgerisk run {stem[:2]}: this run took {seconds / 60:.1f} minutes with the "

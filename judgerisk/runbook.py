@@ -183,7 +183,7 @@ def execute(
         report_mode=False,
         extra_arguments=["--IPKernelApp.log_level=CRITICAL"],  # see report.QUIET_KERNEL
     )
-    _collapse_injected_parameters(out)
+    _show_parameters_that_ran(out, params)
     _hide_prose_of_parts_not_run(out)
     _attach_provenance(out, record, params)
     seconds = time.perf_counter() - start
@@ -265,19 +265,61 @@ def _hide_prose_of_parts_not_run(ipynb: Path) -> None:
         nbformat.write(nb, ipynb)
 
 
-def _collapse_injected_parameters(ipynb: Path) -> None:
-    """Collapse papermill's injected-parameters cell in the book (kept, but folded)."""
+def parameters_that_ran(source: str, injected: dict) -> str:
+    """The parameters cell's source with the values a run injected, each default kept in words.
+
+    ``n_items = 2000  # items`` run with ``n_items=300`` reads ``n_items = 300  # items
+    (default: 2000)``, so the cell a reader sees at the top of a rerun page is what ran.
+    """
+    import ast
+
+    lines = source.splitlines()
+    edits = []
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not (isinstance(target, ast.Name) and target.id in injected):
+            continue
+        value = node.value
+        if value.lineno != node.end_lineno or value.end_col_offset is None:
+            continue  # a value over several lines is left as written
+        edits.append((value.lineno - 1, value.col_offset, value.end_col_offset, target.id))
+    for row, start, end, name in edits:
+        line = lines[row]
+        default = line[start:end]
+        shown = repr(injected[name])
+        if shown == default:
+            continue
+        rest = line[end:]
+        note = f"(default: {default})"
+        rest = f"{rest}; {note}" if rest.strip().startswith("#") else f"  # {note}"
+        lines[row] = line[:start] + shown + rest
+    return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
+
+
+def _show_parameters_that_ran(ipynb: Path, injected: dict) -> None:
+    """Write the values that ran into the visible parameters cell; drop papermill's copy.
+
+    Papermill runs the chapter's ``parameters`` cell (the defaults) and then an injected cell
+    with the run's values; a reader of the page would see the defaults. The parameters cell
+    now shows what ran, and the injected cell, whose assignments it now holds, is removed.
+    """
     import nbformat
 
     nb = nbformat.read(ipynb, as_version=4)
-    changed = False
+    if not injected:
+        return
+    cells = []
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
-        if "injected-parameters" in tags and "hide-cell" not in tags:
-            cell.metadata["tags"] = [*tags, "hide-cell"]
-            changed = True
-    if changed:
-        nbformat.write(nb, ipynb)
+        if "injected-parameters" in tags:
+            continue
+        if cell.cell_type == "code" and "parameters" in tags:
+            cell.source = parameters_that_ran(cell.source, injected)
+        cells.append(cell)
+    nb.cells = cells
+    nbformat.write(nb, ipynb)
 
 
 def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) -> Path:
