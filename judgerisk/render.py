@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "downloadable_notebook",
     "glued_values",
     "apply_conditions",
     "resolve_myst",
@@ -140,12 +141,27 @@ def _titles(folder: Path | None) -> dict[str, str]:
     return titles
 
 
+LABEL = re.compile(r"^\(([\w-]+)\)=\s*\n+#+ (.+)$", re.M)
+
+
+def _labels(book: Path | None) -> dict[str, str]:
+    """``{label: heading}`` of every ``(label)=`` target in the chapters and book pages."""
+    found: dict[str, str] = {}
+    if book is None:
+        return found
+    for path in [*(book / "notebooks").glob("*.md"), *(book / "book").glob("*.md")]:
+        for label, heading in LABEL.findall(path.read_text()):
+            found[label] = heading.strip()
+    return found
+
+
 class _Context:
     def __init__(self, nb: Any, chapter: str, book: Path | None) -> None:
         self.glued = glued_values(nb)
         self.chapter = chapter
         self.cites = _bibliography(book / "book" / "references.bib" if book else None)
         self.titles = _titles(book / "notebooks" if book else None)
+        self.labels = _labels(book)
         self.figures: dict[str, str] = {}
         self.equations: dict[str, str] = {}
         for cell in nb.cells:
@@ -172,6 +188,8 @@ def _role(ctx: _Context, role: str, text: str) -> str:
     shown, target = _split_target(text)
     if role == "term":
         return shown or target
+    if role == "ref" and not shown and target in ctx.labels:
+        return ctx.labels[target]  # a section's heading, as the book prints it
     if role in ("doc", "ref"):
         stem = Path(target).stem
         return shown or ctx.titles.get(stem, stem.replace("_", " "))
@@ -257,6 +275,37 @@ def book_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
                 continue
         cells.append(cell)
     nb.cells = cells
+    return nb
+
+
+def downloadable_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
+    """The executed chapter as a learner downloads it: runnable code, Markdown as text.
+
+    A notebook viewer shows MyST roles raw (``{glue:text}`key```, ``{cite}``, admonitions);
+    here they are resolved as :func:`book_notebook` resolves them, prose whose part did not
+    run is dropped, every code cell is kept (hidden or not, so the notebook still runs), and
+    a first cell says how to rerun the chapter with other parameters (``judgerisk run``).
+    """
+    import nbformat
+
+    nb = copy.deepcopy(nb)
+    apply_conditions(nb)
+    ctx = _Context(nb, chapter, book)
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            if "remove-cell" in cell.metadata.get("tags", []):
+                continue
+            cell.source = resolve_myst(cell.source, ctx)
+        cells.append(cell)
+    command = f"{int(chapter):02d}" if chapter.isdigit() else chapter
+    pointer = (
+        f"*Chapter {chapter} of the judgerisk book, as executed for the book (numbers and "
+        "references filled in). To rerun it with your own parameters and get the page "
+        f"rendered as the book renders it, run* `judgerisk run {command} -o mine.ipynb` "
+        f"*(`judgerisk run {command} --list` lists the parameters).*"
+    )
+    nb.cells = [nbformat.v4.new_markdown_cell(pointer), *cells]
     return nb
 
 

@@ -381,6 +381,7 @@ def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path | Non
             f"{proc.stderr[-4000:]}"
         )
     html = stage / "_build" / "html"
+    _downloadable_sources(root, html)
     if out_dir is not None:
         out_dir = Path(out_dir)
         if out_dir.exists():
@@ -391,6 +392,23 @@ def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path | Non
     if not index.exists():
         raise RuntimeError(f"the build reported success but {index} is missing")
     return index
+
+
+def _downloadable_sources(root: Path, html: Path) -> None:
+    """Replace the book's *Download → .ipynb* files by notebooks a learner can read and run.
+
+    Jupyter Book offers the staged executed notebook, whose Markdown is raw MyST; each is
+    rewritten by :func:`judgerisk.render.downloadable_notebook` (roles resolved, a pointer
+    to ``judgerisk run`` first).
+    """
+    import nbformat
+
+    from judgerisk.render import downloadable_notebook
+
+    for source in sorted((html / "_sources" / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(source, as_version=4)
+        chapter = source.stem.split("_", 1)[0].lstrip("0")
+        nbformat.write(downloadable_notebook(nb, chapter, root), source)
 
 
 def main(argv: list[str] | None = None) -> int:

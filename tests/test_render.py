@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
-from judgerisk import cli, render, rerun  # noqa: E402
+from judgerisk import cli, render, rerun, runbook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -138,3 +138,15 @@ def test_judgerisk_run_writes_the_page_beside_the_notebook(tmp_path, monkeypatch
 @pytest.mark.parametrize("key", ["A1", "a1", "lmm_numerics"])
 def test_the_appendix_is_found_by_its_number_and_name(key):
     assert rerun.find_chapter(key).stem == "A1_lmm_numerics"
+
+
+def test_downloadable_notebook_has_no_raw_myst_and_points_to_run():
+    nb = _chapter()
+    nb.cells[2].source += " Data: {ref}`getting-the-data`."
+    out = render.downloadable_notebook(nb, "5", runbook.REPO_ROOT)
+    prose = "\n".join(c.source for c in out.cells if c.cell_type == "markdown")
+    assert not render.ROLE.search(prose) and "{admonition}" not in prose
+    assert "0.812" in prose and "Getting the data" in prose  # glue and a section's heading
+    assert "What the real panels say" not in prose  # its part did not run
+    assert "`judgerisk run 05 -o mine.ipynb`" in out.cells[0].source
+    assert [c.source for c in out.cells if c.cell_type == "code"] == ["glue(...)", "plot()"]
