@@ -20,9 +20,9 @@ _LAZY: dict[str, str] = {
     "AGGREGATORS": "judgerisk.aggregators.aggregate",
     "aggregate": "judgerisk.aggregators.aggregate",
     "DawidSkene": "judgerisk.aggregators.dawid_skene",
-    "certify_panel": "judgerisk.certified",
-    "score_panel": "judgerisk.certified",
-    "select_items": "judgerisk.certified",
+    "certify_panel": "judgerisk.studies.certified",
+    "score_panel": "judgerisk.studies.certified",
+    "select_items": "judgerisk.studies.certified",
     "CONDITIONS": "judgerisk.panel",
     "FAMILIES": "judgerisk.panel",
     "PanelError": "judgerisk.panel",
@@ -69,9 +69,10 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # the names as static analysers and IDEs see them
+    __version__: str
+
     from judgerisk.aggregators.aggregate import AGGREGATORS, aggregate
     from judgerisk.aggregators.dawid_skene import DawidSkene
-    from judgerisk.certified import certify_panel, score_panel, select_items
     from judgerisk.datasets.judgebench import load_judgebench_panel, load_judgebench_reward_pairs
     from judgerisk.datasets.llmbar import load_llmbar_items, load_llmbar_panel
     from judgerisk.datasets.pandalm import load_pandalm_panel
@@ -95,10 +96,10 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
     from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold
     from judgerisk.simulate import simulate_pairs, simulate_panel
     from judgerisk.studies.analysis import evaluate_risk, summarize_risk
+    from judgerisk.studies.certified import certify_panel, score_panel, select_items
     from judgerisk.studies.retention import retention_analysis, retention_curve
     from judgerisk.validation import InputError, OptionError
 
-__version__ = "0.1.0"
 
 __all__ = [
     "AGGREGATORS",
@@ -155,6 +156,10 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Import a top-level name from its module on first use (see :data:`_LAZY`)."""
+    if name == "__version__":  # from the installed metadata, read on first use
+        from judgerisk._util.version import package_version
+
+        return package_version()
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'judgerisk' has no attribute {name!r}")
@@ -164,4 +169,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    return sorted({*globals(), *_LAZY, "__version__"})

@@ -146,7 +146,7 @@ def _check_positive(settings: object, *names: str) -> None:
 @dataclass(frozen=True)
 class ReportSettings(_Settings):
     """The settings of the panel report: one object for ``judgerisk report`` (its option
-    defaults), :func:`judgerisk.report.render_report` and the report notebook's parameters cell
+    defaults), :func:`judgerisk.report.build.render_report` and the report notebook's parameters cell
     (a test holds the cell to these defaults).
 
     Attributes
@@ -178,7 +178,7 @@ class ReportSettings(_Settings):
 @dataclass(frozen=True)
 class ScoreSettings(_Settings):
     """The settings of ``judgerisk score``: its option defaults and those of
-    :func:`judgerisk.certified.score_panel` (a test holds both to this object).
+    :func:`judgerisk.studies.certified.score_panel` (a test holds both to this object).
 
     Attributes
     ----------
@@ -215,7 +215,7 @@ class ScoreSettings(_Settings):
 @dataclass(frozen=True)
 class SelectSettings(_Settings):
     """The settings of ``judgerisk select``: its option defaults and those of
-    :func:`judgerisk.certified.select_items` (a test holds both to this object).
+    :func:`judgerisk.studies.certified.select_items` (a test holds both to this object).
 
     Attributes
     ----------

@@ -9,7 +9,10 @@ matched votes and the aggregators' hard-vote inputs. :func:`count_ties` counts t
 **Orientation.** The contract's probabilities are canonical: after an order swap the judge's
 "A" is the original B, so the swapped verdict must be mapped back. A judge whose canonical
 verdicts disagree between the two orders on more than half of its items almost surely was not
-mapped back (a judge at chance disagrees on about half); :func:`check_orientation` names it.
+mapped back (a judge at chance disagrees on about half); :func:`check_orientation` names it
+when the excess over one half is more than chance explains: a one-sided binomial test of
+"disagrees on at most half" at level :data:`ORIENTATION_LEVEL` (one item, or three of four,
+never suffices; four of four does).
 
 The same symptom has a second cause: a judge with a strong **position bias** that picks the
 answer shown first (or second) whatever the answers disagrees with itself on every item whose
@@ -27,16 +30,21 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 
 from judgerisk.options import FAMILIES
 
 __all__ = [
+    "ORIENTATION_LEVEL",
     "count_ties",
     "check_orientation",
     "order_disagreement",
     "orientation_evidence",
     "tie_message",
 ]
+
+#: Level of the binomial test behind :func:`check_orientation`'s warning.
+ORIENTATION_LEVEL = 0.1
 
 
 def count_ties(panel: pd.DataFrame) -> dict[str, int]:
@@ -110,7 +118,8 @@ def orientation_evidence(panel: pd.DataFrame) -> pd.DataFrame:
         Columns ``judge, swapped, shown, n_items, disagree, first_shown, first_swapped``
         (shares of strict verdicts for the answer shown first, in the shown order and in the
         swapped order) and ``reading``: for a judge that disagrees with itself on more than
-        half its items, :data:`POSITION_BIAS` when it picks the same position in both orders
+        half its items, by more than chance explains (one-sided binomial test at
+        :data:`ORIENTATION_LEVEL`), :data:`POSITION_BIAS` when it picks the same position in both orders
         (both shares above 1/2, or both below) and :data:`NOT_MAPPED` otherwise; empty else.
     """
     rows = []
@@ -124,7 +133,12 @@ def orientation_evidence(panel: pd.DataFrame) -> pd.DataFrame:
             share[cond] = float(np.mean(np.sign(strict) == first)) if strict.size else np.nan
         a, b = share[r.shown], share[r.swapped]
         reading = ""
-        if r.n_items and r.disagree > 0.5:
+        k = int(round(r.disagree * r.n_items))
+        if (
+            r.n_items
+            and r.disagree > 0.5
+            and binomtest(k, r.n_items, 0.5, alternative="greater").pvalue < ORIENTATION_LEVEL
+        ):
             same_side = (a > 0.5 and b > 0.5) or (a < 0.5 and b < 0.5)
             reading = POSITION_BIAS if same_side else NOT_MAPPED
         rows.append({**r._asdict(), "first_shown": a, "first_swapped": b, "reading": reading})
@@ -137,7 +151,9 @@ def orientation_evidence(panel: pd.DataFrame) -> pd.DataFrame:
 def check_orientation(panel: pd.DataFrame) -> list[str]:
     """Warn, naming each judge whose canonical verdicts flip under an order swap on > 1/2 its items.
 
-    The message gives the evidence that tells a swap left unmapped from a position bias (the
+    The share must exceed one half by more than chance: the one-sided binomial test of
+    "disagrees with probability at most 1/2" rejects at :data:`ORIENTATION_LEVEL`. The
+    message gives the evidence that tells a swap left unmapped from a position bias (the
     judge's share of first-shown picks in each order, :func:`orientation_evidence`) and its
     reading. Returns the warning messages (also issued as ``UserWarning``).
     """

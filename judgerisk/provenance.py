@@ -21,9 +21,9 @@ command line, or the API call), ``parameters`` (every parameter, defaults and se
 the versions of numpy, scipy, pandas, scikit-learn, torch, transformers when installed),
 ``started`` (UTC, ISO 8601), ``wall_s`` and ``settings`` (what the output used: seeds run,
 score column, alpha, threshold, feasibility, ...). ``judgerisk verify`` reads it back
-(:mod:`judgerisk.verify`).
+(:mod:`judgerisk.cli.verify`).
 
-Outputs are written atomically (:mod:`judgerisk.safe_write`): into a private temporary folder
+Outputs are written atomically (:mod:`judgerisk._util.safe_write`): into a private temporary folder
 created exclusively in the target's folder, then :func:`os.replace`, so a failure never leaves
 a partial file and no planted link redirects the write; a table and its sidecar are published
 as one unit.
@@ -43,14 +43,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgerisk._util.hashing import sha256_file  # re-exported: the file hash of records
+from judgerisk._util.safe_write import atomic_write_group
+from judgerisk._util.version import package_version
 from judgerisk.panel import PanelError, atomic_write, write_table
-from judgerisk.safe_write import atomic_write_group
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
     "PROVENANCE_KEY",
+    "TABLE_SUFFIXES",
     "LIBRARIES",
     "OutputPathError",
     "sha256_file",
@@ -72,7 +75,8 @@ __all__ = [
 PROVENANCE_KEY = "judgerisk.provenance"
 LIBRARIES = ("numpy", "scipy", "pandas", "scikit-learn", "torch", "transformers")
 _HTML_ID = "judgerisk-provenance"
-_TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson")
+#: The table files an output may be (by extension).
+TABLE_SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson")
 _SIDECAR_SUFFIXES = (".csv", ".jsonl", ".ndjson")  # tables whose record is a sidecar file
 _HASHED_UNTRACKED = 1 << 20  # untracked files up to this size are hashed by content
 
@@ -83,15 +87,6 @@ class OutputPathError(PanelError):
     A :class:`~judgerisk.panel.PanelError` (bad input from the user: exit code 2 in the
     command line), raised before any work starts; see :func:`check_output_path`.
     """
-
-
-def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def library_versions() -> dict[str, str | None]:
@@ -181,7 +176,7 @@ def runtime_extensions() -> dict[str, dict[str, str]]:
     ``{registry: {name: "module.qualname"}}`` over every registry in use (risk scores,
     aggregation methods, data sets); entries defined in judgerisk itself are left out.
     """
-    from judgerisk._registry import Registry
+    from judgerisk._util.registry import Registry
 
     out: dict[str, dict[str, str]] = {}
     for registry in Registry.instances():
@@ -193,12 +188,6 @@ def runtime_extensions() -> dict[str, dict[str, str]]:
         if extra:
             out[registry.what] = extra
     return out
-
-
-def _version() -> str:
-    from judgerisk import __version__
-
-    return __version__
 
 
 def _input_entry(path: str | Path, rows: int | None) -> dict:
@@ -218,7 +207,7 @@ def make_record(
     ----------
     command : list of str or str
         The command line as argv (``["judgerisk", "score", ...]``), or an API call's text
-        (``"judgerisk.certified.score_panel(...)"``).
+        (``"judgerisk.studies.certified.score_panel(...)"``).
     parameters : dict
         Every parameter of the run, defaults and seeds included (JSON-able values).
     inputs : dict, optional
@@ -234,7 +223,7 @@ def make_record(
     started = time.time() if started is None else started
     return {
         "judgerisk": {
-            "version": _version(),
+            "version": package_version(),
             "git_commit": git_commit(),
             "git_changes": git_changes(),
         },
@@ -289,7 +278,7 @@ def sidecar_path(path: str | Path) -> Path:
 
 def check_output_path(
     path: str | Path,
-    suffixes: tuple[str, ...] | None = _TABLE_SUFFIXES,
+    suffixes: tuple[str, ...] | None = TABLE_SUFFIXES,
     inputs: tuple[str | Path, ...] = (),
     option: str = "-o/--output",
     overwrite: bool = True,
@@ -355,10 +344,10 @@ def write_table_with_record(
 
     Parquet keeps the record in the schema metadata (key :data:`PROVENANCE_KEY`); csv and
     jsonl get the sidecar :func:`sidecar_path`, published with the table as one unit
-    (:func:`judgerisk.safe_write.atomic_write_group`: no failure leaves one without the other).
+    (:func:`judgerisk._util.safe_write.atomic_write_group`: no failure leaves one without the other).
     ``overwrite=False`` (the command line without ``--overwrite``) publishes onto free names
     only: when another process wrote the table or its sidecar meanwhile, nothing is replaced
-    and :class:`judgerisk.safe_write.OutputExistsError` is raised.
+    and :class:`judgerisk._util.safe_write.OutputExistsError` is raised.
     """
     exclusive = not overwrite
     path = Path(path)

@@ -21,12 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgerisk.certified import certify_panel, score_panel
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, build_parser, main
 from judgerisk.panel import PanelError, load_panel, read_table, validate_panel
 from judgerisk.provenance import OutputPathError, check_output_path
 from judgerisk.risk.signals import riskiest, scur_scores
 from judgerisk.simulate import simulate_panel
+from judgerisk.studies.certified import certify_panel, score_panel
 
 FAST = {"lmm_params": {"accelerate": "anderson"}}
 
@@ -234,12 +234,12 @@ def test_8_outputs_are_checked_before_any_work(files, capsys, monkeypatch, outpu
     monkeypatch.chdir(files)
     (files / "sub.csv").mkdir()
     (files / "sub.html").mkdir()
-    import judgerisk.certified
+    import judgerisk.studies.certified
 
     def _no_work(*a, **k):
         raise AssertionError("scored before checking the output")
 
-    monkeypatch.setattr(judgerisk.certified, "score_panel", _no_work)
+    monkeypatch.setattr(judgerisk.studies.certified, "score_panel", _no_work)
     assert main(["score", "panel.csv", "-o", output]) == EXIT_USAGE
     assert needle in _err(capsys)
     report_out = {"x.txt": "x.csv", "nodir/x.csv": "nodir/r.html", "sub.csv": "sub.html"}[output]
@@ -322,7 +322,7 @@ def test_10_n_seeds_is_what_runs_with_no_top_up(small, capsys, tmp_path):
 
 
 def test_10_report_advice_is_a_command_that_parses():
-    from judgerisk.report import report_notebook_path
+    from judgerisk.report.build import report_notebook_path
 
     text = report_notebook_path().read_text()
     commands = re.findall(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import re
 import shlex
 from pathlib import Path
@@ -22,6 +23,7 @@ from judgerisk.cli import EXIT_OK, EXIT_USAGE, main
 from judgerisk.simulate import calibration_labels, simulate_panel
 
 ROOT = Path(__file__).resolve().parents[1]
+CROWDKIT = ROOT / "tests" / "data" / "importers" / "crowdkit" / "labels.csv"
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +61,8 @@ _WRITERS = {
     "select": ["select", "scores.csv", "--calibration", "cal.csv", "-o", "out.csv"],
     "report": ["report", "panel.csv", "-o", "out.html"],
     "run": ["run", "01", "--small", "-o", "out.ipynb"],
+    "import": ["import", "crowdkit", str(CROWDKIT), "-o", "out.csv"],
+    "bpe": ["bpe", "panel.csv", "-o", "out.csv"],
 }
 
 
@@ -81,7 +85,18 @@ def test_every_command_refuses_an_existing_output(folder, capsys, monkeypatch, c
     assert not Path("new.csv").exists()
 
 
-@pytest.mark.parametrize("command", ["simulate", "simulate --labels", "score", "select"])
+@pytest.mark.parametrize("command", ["import", "bpe"])
+def test_import_and_bpe_refuse_a_left_over_sidecar(folder, capsys, command):
+    Path("out.csv.provenance.json").write_text("{}")
+    assert main(_WRITERS[command]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "its record" in err and "--overwrite" in err and len(err.strip().splitlines()) == 1
+    assert not Path("out.csv").exists() and Path("out.csv.provenance.json").read_text() == "{}"
+
+
+@pytest.mark.parametrize(
+    "command", ["simulate", "simulate --labels", "score", "select", "import", "bpe"]
+)
 def test_overwrite_replaces_the_output(folder, capsys, command):
     argv = _WRITERS[command]
     Path("out.csv").write_text("precious\n")
@@ -101,7 +116,7 @@ def test_the_rule_is_in_the_help_and_the_readme(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "--overwrite" in capsys.readouterr().out
-    for command in ("simulate", "score", "select", "report", "run"):
+    for command in ("simulate", "score", "select", "report", "run", "import", "bpe"):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "--overwrite" in capsys.readouterr().out, command
@@ -126,7 +141,7 @@ def test_score_progress_follows_the_terminal(folder, monkeypatch, flags, termina
 
 @pytest.mark.parametrize(("flags", "shown"), [([], False), (["--progress"], True)])
 def test_report_progress_is_off_in_a_log(folder, monkeypatch, flags, shown):
-    import judgerisk.report
+    import judgerisk.report.build
 
     seen = {}
 
@@ -134,7 +149,7 @@ def test_report_progress_is_off_in_a_log(folder, monkeypatch, flags, shown):
         seen.update(kwargs)
         return Path(output)
 
-    monkeypatch.setattr(judgerisk.report, "render_report", _fake)
+    monkeypatch.setattr(judgerisk.report.build, "render_report", _fake)
     assert main(["report", "panel.csv", "-o", "r.html", *flags]) == EXIT_OK
     assert seen["progress"] is shown and seen["overwrite"] is False
     assert callable(seen["announce"])
@@ -191,6 +206,12 @@ def test_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"judgerisk {judgerisk.__version__}"
+    from importlib import metadata
+
+    # one source: the installed metadata (pyproject.toml), no version string in the package
+    assert judgerisk.__version__ == metadata.version("judgerisk")
+    sources = "".join(p.read_text() for p in (ROOT / "judgerisk").rglob("*.py"))
+    assert not re.search(r"__version__\s*=\s*['\"]", sources)
 
 
 def test_simulate_help_shows_every_default(capsys):
@@ -274,3 +295,99 @@ def test_run_writes_only_the_notebook_and_its_page(tmp_path, monkeypatch, capsys
         ROOT / "notebooks" / sorted(p.name for p in (ROOT / "notebooks").glob("01_*.md"))[0]
     )
     assert before == after
+
+
+# --------------------------------------------------------------------------- one record shape
+_RECORDED = {
+    "simulate": ["simulate", "--n-items", "20", "-o", "p.csv", "--labels", "l.csv"],
+    "score": ["score", "panel.csv", "--n-seeds", "1", "-o", "s.csv"],
+    "select": ["select", "scores.csv", "--calibration", "cal.csv", "-o", "d.csv"],
+    "import": ["import", "crowdkit", str(CROWDKIT), "-o", "i.csv"],
+    "bpe": ["bpe", "panel.csv", "--calibration", "cal.csv", "-o", "b.csv"],
+}
+
+
+def test_every_command_writes_one_record_shape(folder, capsys):
+    """Same fields; parameters = the command and every option of its command line, nothing else."""
+    from judgerisk.cli.common import command_options
+    from judgerisk.provenance import read_record
+
+    shapes = set()
+    for name, argv in _RECORDED.items():
+        assert main(argv) == EXIT_OK, capsys.readouterr().err
+        out = argv[argv.index("-o") + 1]
+        record = read_record(out)
+        shapes.add(tuple(sorted(record)))
+        assert record["command"] == ["judgerisk", *argv]
+        parsed = cli.build_parser(extract=False).parse_args(argv)
+        expected = {"command": name, **command_options(parsed)}
+        assert record["parameters"] == json.loads(json.dumps(expected, default=str)), name
+        assert main(["verify", out]) == EXIT_OK, capsys.readouterr().err
+    assert len(shapes) == 1, shapes
+    labels = read_record("l.csv")  # the second file of one run: same parameters, its part
+    assert labels["settings"] == {"part": "labels"}
+    assert labels["parameters"] == read_record("p.csv")["parameters"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "target"),
+    [
+        (["report", "panel.csv", "-o", "r.html", "--n-seeds", "2"], "judgerisk.report.build.render_report"),
+        (["run", "01", "--small", "-o", "n.ipynb"], "judgerisk.book.rerun.run_chapter"),
+    ],
+)  # fmt: skip
+def test_report_and_run_records_come_from_the_one_helper(folder, monkeypatch, argv, target):
+    """``report`` and ``run`` hand their builders the record ``command_record`` made."""
+    from judgerisk.cli.common import command_options
+    from judgerisk.provenance import make_record
+
+    seen = {}
+
+    def _fake(*args, **kwargs):
+        seen.update(kwargs)
+        return (Path(argv[-1]), 0.0) if argv[0] == "run" else Path(argv[-1])
+
+    monkeypatch.setattr(target, _fake)
+    assert main(argv) == EXIT_OK
+    record = seen["record"]
+    assert sorted(record) == sorted(make_record(["judgerisk"], {}))
+    assert record["command"] == ["judgerisk", *argv]
+    parsed = cli.build_parser(extract=False).parse_args(argv)
+    expected = {"command": argv[0], **command_options(parsed)}
+    assert record["parameters"] == json.loads(json.dumps(expected, default=str))
+    if argv[0] == "report":
+        assert record["inputs"]["panel"]["rows"] == len(pd.read_csv("panel.csv"))
+
+
+def test_verify_holds_no_default_of_any_command():
+    """Each command recomputes its outputs from its own settings; verify names none of them."""
+    from judgerisk.cli.common import COMMANDS, Command, get_command
+    from judgerisk.options import ReportSettings, ScoreSettings, SelectSettings
+
+    source = (ROOT / "judgerisk" / "cli" / "verify.py").read_text()
+    for settings in (ScoreSettings(), SelectSettings(), ReportSettings()):
+        for value in settings.as_parameters().values():
+            words = value if isinstance(value, tuple) else (value,)
+            for word in (w for w in words if isinstance(w, str)):
+                assert f'"{word}"' not in source, word
+    for name in ("score", "select", "report", "simulate", "import", "bpe"):
+        command = get_command(name)
+        assert command.recomputable and type(command).recompute is not Command.recompute, name
+    assert set(COMMANDS) == {"simulate", "extract", "score", "select", "report", "run"} | {
+        "import",
+        "bpe",
+        "verify",
+    }
+
+
+def test_a_record_without_a_setting_recomputes_with_the_settings_default(folder, capsys):
+    """A parameter missing from a record takes its command's settings default (ScoreSettings)."""
+    from judgerisk.provenance import sidecar_path
+
+    assert main(["score", "panel.csv", "--n-seeds", "1", "-o", "s.csv"]) == EXIT_OK
+    side = sidecar_path(Path("s.csv"))
+    record = json.loads(side.read_text())
+    del record["parameters"]["protocol"], record["parameters"]["accelerate"]
+    side.write_text(json.dumps(record))
+    capsys.readouterr()
+    assert main(["verify", "s.csv"]) == EXIT_OK, capsys.readouterr().err

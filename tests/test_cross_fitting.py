@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.certified import score_panel
 from judgerisk.panel import PanelError
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import cross_fit_splits, fold_labels
+from judgerisk.studies.certified import score_panel
 from judgerisk.studies.convergence import margin_curve, settled_at
 from judgerisk.studies.presets import PAPER, decide, preset_options
 

@@ -2,7 +2,7 @@
 
 Without ``--overwrite`` an output is published with an exclusive link, so of two writers racing
 for one new name exactly one succeeds and the other replaces nothing; the report builds in a
-private folder beside its output (swept like :mod:`judgerisk.safe_write`'s), never in the
+private folder beside its output (swept like :mod:`judgerisk._util.safe_write`'s), never in the
 system temp folder.
 """
 
@@ -18,14 +18,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from judgerisk.provenance import sidecar_path, write_table_with_record
-from judgerisk.safe_write import (
+from judgerisk._util.safe_write import (
     TMP_PREFIX,
     OutputExistsError,
     atomic_write,
     atomic_write_group,
     private_folder,
 )
+from judgerisk.provenance import sidecar_path, write_table_with_record
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -172,7 +172,7 @@ def panel_file(tmp_path, simulated_panel):
 
 
 def test_the_report_builds_in_a_private_folder_beside_its_output(tmp_path, panel_file, monkeypatch):
-    import judgerisk.report as report
+    import judgerisk.report.build as report
 
     out_dir = tmp_path / "reports"
     out_dir.mkdir()
@@ -198,7 +198,7 @@ def test_the_report_builds_in_a_private_folder_beside_its_output(tmp_path, panel
 def test_a_report_that_appeared_meanwhile_is_not_replaced(tmp_path, panel_file, monkeypatch):
     import nbformat
 
-    import judgerisk.report as report
+    import judgerisk.report.build as report
 
     out = tmp_path / "r.html"
 
@@ -213,13 +213,15 @@ def test_a_report_that_appeared_meanwhile_is_not_replaced(tmp_path, panel_file, 
 
 
 def test_a_chapter_run_that_appeared_meanwhile_is_not_replaced(tmp_path, monkeypatch):
-    from judgerisk import rerun, runbook
+    from judgerisk.book import rerun, runbook
 
     out = tmp_path / "ch.ipynb"
 
-    def racing(md, folder, profile=None, parameters=None):
+    def racing(md, folder, profile=None, parameters=None, record=None):
+        import nbformat
+
         written = Path(folder) / "ch.ipynb"
-        written.write_text("{}")
+        nbformat.write(nbformat.v4.new_notebook(), str(written))
         out.write_text("the other run")
         return written, 0.0
 
@@ -227,6 +229,7 @@ def test_a_chapter_run_that_appeared_meanwhile_is_not_replaced(tmp_path, monkeyp
     with pytest.raises(OutputExistsError):
         rerun.run_chapter("04", out, small=True, cwd=tmp_path)
     assert out.read_text() == "the other run" and _leftovers(tmp_path) == []
+    assert not out.with_suffix(".html").exists()  # its page is published with it, or not at all
 
 
 def test_private_folder_is_removed_and_swept(tmp_path):

@@ -19,8 +19,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 torch.set_num_threads(1)  # 2 threads on a shared 2-core machine run many times slower
 
+from judgerisk.cli import main as cli_main  # noqa: E402
 from judgerisk.extract import extract_logprobs, read_parts  # noqa: E402
-from judgerisk.extract.cli import main as cli_main  # noqa: E402
 from judgerisk.panel import load_panel  # noqa: E402
 from judgerisk.testing import short_template, tiny_items, tiny_judge  # noqa: E402
 

@@ -13,10 +13,10 @@ import json
 import pandas as pd
 import pytest
 
+from judgerisk._util.safe_write import OutputExistsError
 from judgerisk.datasets import data_root
 from judgerisk.datasets.judgebench import SOURCE_FILES, build_judgments_table, source_name
 from judgerisk.datasets.llmbar import load_llmbar_verdicts
-from judgerisk.safe_write import OutputExistsError
 
 
 def _record(pair: str, judge_name: str, judge_model: str, game_2_as_repr: bool = False) -> dict:

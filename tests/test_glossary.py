@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from judgerisk import runbook
+from judgerisk.book import runbook
 from judgerisk.plots.glossary import DEFINITIONS, define
 
 GLOSSARY = runbook.REPO_ROOT / "book" / "glossary.md"

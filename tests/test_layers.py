@@ -2,10 +2,10 @@
 
 Layer order (CONTRIBUTING, "Layers"): contract and checks (with the inputs that produce a
 panel) → estimators → studies → presentation → commands and book tooling. A module may import
-its own layer or a lower one. A module not named in :data:`LAYERS` takes the layer of its
-longest listed package prefix, so a new module (an importer, an extraction backend, a selector)
-needs no entry unless it belongs to another layer than its package. Package ``__init__`` files
-are re-export facades and are not checked as importers.
+its own layer or a lower one. The layers are the package's folders: the flat modules at the top
+of ``judgerisk/`` are the data contract, and each folder has one layer (:data:`FOLDERS`), so a new
+module needs no entry. Package ``__init__`` files are re-export facades and are not checked as
+importers.
 """
 
 from __future__ import annotations
@@ -25,44 +25,23 @@ NAMES = (
     "commands and book tooling",
 )
 
-#: Module or package prefix -> layer (longest prefix wins).
-LAYERS: dict[str, int] = {
-    "judgerisk": CONTRACT,  # the root: __version__ and lazy re-exports
-    "judgerisk._registry": CONTRACT,
-    "judgerisk._progress": CONTRACT,
-    "judgerisk.options": CONTRACT,
-    "judgerisk.validation": CONTRACT,
-    "judgerisk.panel": CONTRACT,
-    "judgerisk.splits": CONTRACT,
-    "judgerisk.provenance": CONTRACT,
-    "judgerisk.simulate": CONTRACT,
-    "judgerisk.testing": CONTRACT,
-    "judgerisk.datasets": CONTRACT,  # inputs: public data sets, importers, extraction
-    "judgerisk.importers": CONTRACT,
-    "judgerisk.extract": CONTRACT,
-    "judgerisk.extract.cli": COMMANDS,
-    "judgerisk.aggregators": ESTIMATORS,
-    "judgerisk.risk": ESTIMATORS,
-    "judgerisk.selective": ESTIMATORS,
-    "judgerisk.describe": STUDIES,
-    "judgerisk.certified": STUDIES,
-    "judgerisk.studies": STUDIES,  # analyses, retention, comparisons, ablation, drift, presets
-    "judgerisk.selective.protocol": STUDIES,
-    "judgerisk.plots": PRESENTATION,
-    "judgerisk.reports": PRESENTATION,
-    "judgerisk.cli": COMMANDS,
-    "judgerisk.report": COMMANDS,
-    "judgerisk.verify": COMMANDS,
-    "judgerisk.rerun": COMMANDS,
-    "judgerisk.runbook": COMMANDS,
-    "judgerisk.importers.cli": COMMANDS,
-    "judgerisk.record_checks": COMMANDS,  # verify's checks of a record
-    "judgerisk.report_check": COMMANDS,  # verify's check of a report's visible tables
-    "judgerisk.report_content": COMMANDS,
-    "judgerisk.report_one_judge": COMMANDS,  # the one-judge report's sentences and tables
-    "judgerisk.render": COMMANDS,
-    "judgerisk.claims": PRESENTATION,  # the book's checked direction sentences
+#: Folder of the package -> its layer; a flat module of ``judgerisk/`` is the contract.
+FOLDERS: dict[str, int] = {
+    "_util": CONTRACT,  # registry, progress, determinism, safe writing, hashing, version
+    "datasets": CONTRACT,  # inputs: public data sets, importers, extraction
+    "importers": CONTRACT,
+    "extract": CONTRACT,
+    "aggregators": ESTIMATORS,
+    "risk": ESTIMATORS,
+    "selective": ESTIMATORS,
+    "studies": STUDIES,  # analyses, retention, comparisons, certified decisions, presets
+    "plots": PRESENTATION,
+    "report": PRESENTATION,  # report builders, their sentences, templates and checks
+    "cli": COMMANDS,
+    "book": COMMANDS,  # runbook, rerun, render, claims
 }
+#: At most this many flat modules at the top of ``judgerisk/`` (besides ``__init__``).
+MAX_FLAT = 12
 
 
 def module_name(path: Path) -> str:
@@ -76,13 +55,15 @@ MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def layer_of(module: str) -> int:
-    """The layer of ``module``: its own entry, else its longest listed package prefix."""
+    """The layer of ``module``: its folder's (:data:`FOLDERS`), the contract for a flat module."""
     parts = module.split(".")
-    for k in range(len(parts), 0, -1):
-        prefix = ".".join(parts[:k])
-        if prefix in LAYERS:
-            return LAYERS[prefix]
-    raise AssertionError(f"{module} is outside the package")
+    if parts[0] != "judgerisk":
+        raise AssertionError(f"{module} is outside the package")
+    if len(parts) > 1 and parts[1] in FOLDERS:
+        return FOLDERS[parts[1]]
+    if len(parts) <= 2:  # the package face, or a flat module
+        return CONTRACT
+    raise AssertionError(f"{module}: folder judgerisk/{parts[1]} has no layer in FOLDERS")
 
 
 def imports_of(module: str) -> set[str]:
@@ -126,10 +107,15 @@ def upward_imports(graph: dict[str, set[str]]) -> list[str]:
     return out
 
 
-def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan), facades left out."""
-    nodes = [m for m in graph if not _is_facade(m)]
-    edges = {m: [t for t in graph[m] if t in graph and not _is_facade(t)] for m in nodes}
+def import_cycles(graph: dict[str, set[str]], facades: bool = False) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan's algorithm).
+
+    ``facades=False`` leaves the package ``__init__`` files out (a cycle of modules);
+    ``facades=True`` keeps them, so that a module importing a name through its own package's
+    facade, which imports the module back, is a cycle too.
+    """
+    nodes = [m for m in graph if facades or not _is_facade(m)]
+    edges = {m: [t for t in graph[m] if t in graph and t in nodes] for m in nodes}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -168,13 +154,28 @@ def test_every_module_has_a_layer():
         assert 0 <= layer_of(module) < len(NAMES)
 
 
-def test_layer_map_falls_back_to_the_package_prefix():
+def test_every_folder_has_a_layer():
+    folders = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert folders == set(FOLDERS)
+
+
+def test_the_top_level_is_the_contract_and_folders():
+    flat = sorted(p.stem for p in PACKAGE.glob("*.py") if p.name != "__init__.py")
+    assert len(flat) <= MAX_FLAT, flat
+    assert all(layer_of(f"judgerisk.{m}") == CONTRACT for m in flat)
+
+
+def test_layer_map_reads_the_folder():
     assert layer_of("judgerisk.importers.some_new_tool") == CONTRACT
     assert layer_of("judgerisk.extract.new_backend") == CONTRACT
     assert layer_of("judgerisk.selective.registry") == ESTIMATORS
+    assert layer_of("judgerisk.selective.protocol") == ESTIMATORS
     assert layer_of("judgerisk.plots.new_figure") == PRESENTATION
     assert layer_of("judgerisk.studies.analysis") == STUDIES
     assert layer_of("judgerisk.risk.lmm") == ESTIMATORS
+    assert layer_of("judgerisk.cli.new_command") == COMMANDS
+    assert layer_of("judgerisk.panel") == CONTRACT
+    assert layer_of("judgerisk") == CONTRACT
 
 
 def test_no_import_runs_up_a_layer():
@@ -182,7 +183,14 @@ def test_no_import_runs_up_a_layer():
 
 
 def test_no_import_cycle():
+    """Module-level and function-level imports alike, with and without the facades."""
     assert import_cycles(GRAPH) == []
+    assert import_cycles(GRAPH, facades=True) == []
+
+
+def test_no_module_imports_the_package_face():
+    """``judgerisk/__init__`` re-exports every layer: importing it runs up to the top one."""
+    assert sorted(m for m, targets in GRAPH.items() if "judgerisk" in targets) == []
 
 
 def test_the_checks_can_fail():
@@ -190,15 +198,23 @@ def test_the_checks_can_fail():
     bad = {
         "judgerisk.aggregators.base": {"judgerisk.plots.style"},
         "judgerisk.plots.style": {"judgerisk.aggregators.base"},
-        "judgerisk.rerun": {"judgerisk.runbook"},
-        "judgerisk.runbook": {"judgerisk.rerun"},
+        "judgerisk.book.rerun": {"judgerisk.book.runbook"},
+        "judgerisk.book.runbook": {"judgerisk.book.rerun"},
     }
     assert upward_imports(bad) == [
         "judgerisk.aggregators.base (estimators) imports judgerisk.plots.style (presentation)"
     ]
     assert sorted(import_cycles(bad)) == [
         ["judgerisk.aggregators.base", "judgerisk.plots.style"],
-        ["judgerisk.rerun", "judgerisk.runbook"],
+        ["judgerisk.book.rerun", "judgerisk.book.runbook"],
+    ]
+    through_a_facade = {
+        "judgerisk.risk": {"judgerisk.risk.lmm"},
+        "judgerisk.risk.lmm": {"judgerisk.risk"},
+    }
+    assert import_cycles(through_a_facade) == []
+    assert import_cycles(through_a_facade, facades=True) == [
+        ["judgerisk.risk", "judgerisk.risk.lmm"]
     ]
     # the parser sees a function-level import and `from package import submodule`
     assert "judgerisk.aggregators.base" in GRAPH["judgerisk.plots.style"]

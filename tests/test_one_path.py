@@ -2,10 +2,10 @@
 
 import pytest
 
-from judgerisk.certified import accelerate_options, select_items
 from judgerisk.cli import build_parser
 from judgerisk.panel import PanelError
 from judgerisk.risk.lmm import LatentMeasurementModel
+from judgerisk.studies.certified import accelerate_options, select_items
 from judgerisk.validation import (
     ACCELERATIONS,
     InputError,
@@ -54,9 +54,9 @@ def test_accelerate_rejects_unknown_everywhere():
 
 def test_error_labels_agree_across_apis(simulated_panel):
     from judgerisk.aggregators import aggregate
-    from judgerisk.certified import panel_errors
     from judgerisk.panel import gold_labels
     from judgerisk.studies.analysis import aggregate_errors
+    from judgerisk.studies.certified import panel_errors
     from judgerisk.validation import error_labels
 
     panel = simulated_panel(n_items=50, n_judges=3, seed=2)
@@ -94,7 +94,7 @@ def test_report_settings_are_one_object_for_cli_library_and_notebook():
     import re
 
     from judgerisk.options import ReportSettings
-    from judgerisk.report import REPORT_DEFAULTS, report_notebook_path
+    from judgerisk.report.build import REPORT_DEFAULTS, report_notebook_path
 
     defaults = ReportSettings().as_parameters()
     assert REPORT_DEFAULTS == defaults
@@ -120,13 +120,13 @@ def test_report_settings_are_one_object_for_cli_library_and_notebook():
 def test_score_and_select_settings_are_the_cli_and_library_defaults():
     import inspect
 
-    from judgerisk.certified import accelerate_options, score_panel, select_items
     from judgerisk.options import ScoreSettings, SelectSettings
+    from judgerisk.studies.certified import accelerate_options, score_panel, select_items
 
     score = ScoreSettings().as_parameters()
     args = build_parser().parse_args(["score", "p.csv", "-o", "s.csv"])
     cli = {k: getattr(args, k) for k in score if hasattr(args, k)}
-    cli["aggregators"] = tuple(args.aggregators.split(","))
+    assert isinstance(args.aggregators, tuple)  # --aggregators a,b is parsed into a tuple
     assert cli == {k: v for k, v in score.items() if k != "n_folds"}
     library = inspect.signature(score_panel).parameters
     assert {k: library[k].default for k in score if k in library} == {

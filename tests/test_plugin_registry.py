@@ -50,9 +50,9 @@ def test_a_failing_plugin_is_skipped_with_a_warning(monkeypatch):
 def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_decisions():
     import numpy as np
 
-    from judgerisk.certified import score_selectors
     from judgerisk.selective.protocol import split_protocol
     from judgerisk.selective.registry import SELECTORS, register_selector, unregister_selector
+    from judgerisk.studies.certified import score_selectors
 
     class MedianKernel:
         """Accept the test items at or below the calibration median of the uncertainty."""

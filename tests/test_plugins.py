@@ -84,7 +84,7 @@ def test_plugin_appears_wherever_the_builtins_do(plugin_env, tmp_path):
         """
         import json
         from judgerisk.aggregators import AGGREGATORS, aggregate
-        from judgerisk.certified import score_panel
+        from judgerisk.studies.certified import score_panel
         from judgerisk.plots import style
         from judgerisk.risk.registry import BASELINES, COMPARED, get_risk_score
         from judgerisk.studies.analysis import risk_table

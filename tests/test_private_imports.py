@@ -3,7 +3,8 @@
 A name starting with ``_`` belongs to its module; a module whose name starts with ``_`` belongs
 to its package. Shared checks live in :mod:`judgerisk.validation`'s public functions instead.
 The rule covers the package, the benchmarks, the tests and the chapters' code cells; a test file
-``tests/test_x.py`` may import private names of the module ``x`` it tests (white-box tests).
+``tests/test_x.py`` may import private names of the module ``x`` it tests, and the tests may
+import the package's private helpers ``judgerisk._util`` (white-box tests).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ def violations(source: str, importer: str) -> list[str]:
         for mod in mods:
             if not mod.startswith("judgerisk"):
                 continue
+            if importer.startswith("tests.") and mod.startswith("judgerisk._util"):
+                continue  # white-box tests of the private helpers
             for i in _private_parts(mod):
                 if i == 0 or mod.split(".")[i].startswith("__"):
                     continue

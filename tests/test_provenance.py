@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from judgerisk.cli import main
+from judgerisk.cli.verify import compare_tables, verify
 from judgerisk.provenance import (
     LIBRARIES,
     command_text,
@@ -24,7 +25,6 @@ from judgerisk.provenance import (
     write_table_with_record,
 )
 from judgerisk.simulate import simulate_panel
-from judgerisk.verify import compare_tables, verify
 
 
 @pytest.fixture()
@@ -130,8 +130,8 @@ def test_compare_tables_tolerance_and_text():
 
 def test_report_section_and_manifest_record(tmp_path):
     from judgerisk.extract.parts import write_manifest
-    from judgerisk.report import report_notebook_path
-    from judgerisk.report_content import reproduce_html
+    from judgerisk.report.build import report_notebook_path
+    from judgerisk.report.content import reproduce_html
 
     for one_judge in (False, True):
         text = report_notebook_path(one_judge).read_text()
@@ -151,7 +151,7 @@ _DETERMINISM = """
 import hashlib, sys, warnings
 warnings.simplefilter("ignore")
 import pandas as pd
-from judgerisk.certified import score_panel
+from judgerisk.studies.certified import score_panel
 from judgerisk.studies.analysis import evaluate_risk
 from judgerisk.simulate import simulate_panel
 panel = simulate_panel(n_items=120, n_judges=4, seed=11).data

@@ -1,6 +1,6 @@
 """The report answers "which verdicts can I trust?": readable risk, certified verdicts, notes.
 
-Unit tests of :mod:`judgerisk.report_content`, then one report on a small, partly labelled panel
+Unit tests of :mod:`judgerisk.report.content`, then one report on a small, partly labelled panel
 without a swap condition (the case that used to print a raw ``UserWarning`` with the kernel's
 temporary path, full tables with no caution, and certify nothing).
 """
@@ -14,8 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.certified import select_items
-from judgerisk.report_content import (
+from judgerisk.report.content import (
     MIN_ERRORS,
     MIN_LABELLED,
     auroc_standard_error,
@@ -26,6 +25,7 @@ from judgerisk.report_content import (
     riskiest_table,
     small_sample_caution,
 )
+from judgerisk.studies.certified import select_items
 
 
 def test_risk_digits_separate_values_that_round_alike():
@@ -142,7 +142,7 @@ def test_small_sample_caution_gives_its_numbers():
 
 
 def test_report_on_a_small_partly_labelled_panel(simulated_panel, tmp_path):
-    from judgerisk.report import embedded_scores, render_report
+    from judgerisk.report.build import embedded_scores, render_report
 
     panel = simulated_panel(n_items=80, seed=5)
     panel = panel[~panel["condition"].str.startswith("swap")].copy()

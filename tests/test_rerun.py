@@ -5,7 +5,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from judgerisk import cli, rerun, runbook
+from judgerisk import cli
+from judgerisk.book import rerun, runbook
 from judgerisk.simulate import simulate_panel
 
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 import numpy as np
 import pandas as pd
 
-from judgerisk._registry import Registry
+from judgerisk._util.registry import Registry
 from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
 
 __all__ = [

@@ -9,10 +9,11 @@ tests check that the shipped copy equals what it writes.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
+
+from judgerisk._util.safe_write import atomic_write
 
 __all__ = ["my_judge_table", "write_my_judge"]
 
@@ -40,11 +41,6 @@ def write_my_judge(path: str | os.PathLike, overwrite: bool = False) -> Path:
     path = Path(path)
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".my_judge-", suffix=".csv")
-    with os.fdopen(fd, "w", newline="") as fh:
-        my_judge_table().to_csv(fh, index=False)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, path)
-    return path
+    table = my_judge_table()
+    # onto a free name only without overwrite: a file that appeared meanwhile is kept
+    return atomic_write(path, lambda tmp: table.to_csv(tmp, index=False), exclusive=not overwrite)

@@ -191,7 +191,7 @@ def build_judgments_table(
     pandas.DataFrame
         The table, with the columns the loaders read.
     """
-    from judgerisk.safe_write import atomic_write
+    from judgerisk._util.safe_write import atomic_write
 
     outputs = Path(repository) / "outputs"
     rows: list[dict] = []

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgerisk._registry import Registry
+from judgerisk._util.registry import Registry
 from judgerisk.datasets._paths import ENV_VAR, data_root
 
 __all__ = [

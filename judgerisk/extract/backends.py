@@ -4,21 +4,103 @@
 options; ``judgerisk extract --backend NAME`` calls it. A new engine registers a factory with
 :func:`register_backend`, or from its own package through the entry-point group
 ``judgerisk.judge_backends`` (CONTRIBUTING, "Add a judge backend").
+
+A backend declares its own options (:class:`BackendOption`: ``register_backend(...,
+options=...)``, or an ``options`` attribute of the factory or class): each is a keyword of its
+factory and an option ``--NAME`` of ``judgerisk extract``, which shows it under the backends that
+take it and passes it only to them (:func:`backend_options`). Every factory also receives
+``chat_template`` and ``name`` (``--chat-template``, ``--judge``).
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judgerisk._registry import Registry
+from judgerisk._util.registry import Registry
+from judgerisk.extract.http_client import MAX_RETRIES, MAX_TIMEOUT
 from judgerisk.extract.judge import HFJudge, Judge
 
-__all__ = ["JUDGE_BACKENDS", "open_judge", "register_backend", "load_tokenizer"]
+__all__ = [
+    "JUDGE_BACKENDS",
+    "BackendOption",
+    "backend_options",
+    "open_judge",
+    "register_backend",
+    "unregister_backend",
+    "load_tokenizer",
+]
 
 Factory = Callable[..., Judge]
+
+
+def _positive(kind: type, high: float = math.inf) -> Callable[[str], Any]:
+    """An option type: a finite number of ``kind`` greater than 0 (and at most ``high``)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if not (value > 0 and math.isfinite(value) and value <= high):
+            bound = "" if high == math.inf else f" up to {high:g}"
+            raise argparse.ArgumentTypeError(f"expected a positive number{bound}, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
+
+
+def _retries(text: str) -> int:
+    """An option type: retries, a whole number from 0 to :data:`MAX_RETRIES`."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_RETRIES:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 0 to {MAX_RETRIES}, got {text!r}"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class BackendOption:
+    """One option a judge backend takes: a keyword of its factory, ``--NAME`` on the command line.
+
+    Attributes
+    ----------
+    name : str
+        The factory's keyword (``"base_url"``); the command line's flag is ``--base-url``.
+    help : str
+        One line for ``judgerisk extract --help``.
+    default : object, default None
+        The value the factory gets when the option is not given (recorded with the run).
+    type : callable, optional
+        Turns the command line's text into the value (``int``, ...); default: the text.
+    choices : tuple, optional
+        The allowed values.
+    metavar : str, optional
+        The value's name in the help.
+    """
+
+    name: str
+    help: str
+    default: Any = None
+    type: Callable[[str], Any] | None = None
+    choices: tuple[Any, ...] | None = None
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag: ``--`` and the name with dashes."""
+        return "--" + self.name.replace("_", "-")
+
 
 #: The built-in backends (registered at the end of this module), then the plug-ins of the
 #: entry-point group ``judgerisk.judge_backends`` (each a factory ``(model, **options) -> Judge``).
@@ -30,6 +112,8 @@ _REGISTRY: Registry[Factory] = Registry(
 )
 #: Registered backend names (a live view): ``hf``, ``gguf``, ``openai`` and the plug-ins.
 JUDGE_BACKENDS: Sequence[str] = _REGISTRY.names()
+#: The options each registered backend declared (:func:`register_backend`).
+_OPTIONS: dict[str, tuple[BackendOption, ...]] = {}
 
 
 def _adopt(name: str, obj: Any) -> None:
@@ -37,11 +121,43 @@ def _adopt(name: str, obj: Any) -> None:
     register_backend(name, obj)
 
 
-def register_backend(name: str, factory: Factory) -> Factory:
-    """Make ``factory(model, **options)`` available as ``open_judge(model, backend=name)``."""
+def register_backend(
+    name: str, factory: Factory, options: Sequence[BackendOption] | None = None
+) -> Factory:
+    """Make ``factory(model, **options)`` available as ``open_judge(model, backend=name)``.
+
+    Parameters
+    ----------
+    name : str
+        The backend's name (``judgerisk extract --backend NAME``).
+    factory : callable
+        ``factory(model, *, chat_template=None, name=None, **options) -> Judge`` (a class
+        with that constructor works too).
+    options : sequence of BackendOption, optional
+        The options it takes, which ``judgerisk extract`` offers as ``--NAME`` flags
+        (default: the factory's ``options`` attribute, else none).
+    """
     if not callable(factory):
         raise TypeError(f"a judge backend must be a callable factory, got {factory!r}")
-    return _REGISTRY.add(str(name), factory)
+    declared = tuple(getattr(factory, "options", ()) if options is None else options)
+    bad = [o for o in declared if not isinstance(o, BackendOption)]
+    if bad:
+        raise TypeError(f"judge backend {name!r}: options must be BackendOption, got {bad[:3]}")
+    added = _REGISTRY.add(str(name), factory)
+    _OPTIONS[str(name)] = declared
+    return added
+
+
+def unregister_backend(name: str) -> None:
+    """Remove a registered backend (for tests and interactive sessions); unknown names pass."""
+    _REGISTRY.remove(name)
+    _OPTIONS.pop(name, None)
+
+
+def backend_options(name: str) -> tuple[BackendOption, ...]:
+    """The options the backend ``name`` declared (an unknown name lists the backends)."""
+    _REGISTRY.get(name)
+    return _OPTIONS.get(name, ())
 
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -93,10 +209,19 @@ def _hf(
     name: str | None = None,
     **unused: Any,
 ) -> Judge:
-    """In-process transformers judge: a bundled name, a folder, a ``.gguf`` file or a cached hub id."""
+    """In-process transformers judge: a bundled name, a folder, a ``.gguf`` file or a cached hub id.
+
+    ``device`` None is CUDA when there is one; under torchrun, each rank's own device.
+    """
     _no_options("hf", unused)
+    from judgerisk.extract.extract import shard_device
     from judgerisk.extract.judges import load_judge
 
+    if model is None:
+        raise ValueError(
+            "an in-process judge needs a model (--model: a bundled name, a folder, a .gguf file)"
+        )
+    device = shard_device(device)
     model = str(model)
     path = _local_path(model)
     if path is None and model not in _bundled():
@@ -122,6 +247,8 @@ def _hf(
 
 def _gguf(model: Any, **options: Any) -> Judge:
     """A GGUF file (or a bundled judge) de-quantised and run in-process by transformers."""
+    if model is None:
+        return _hf(model, **options)  # the same message: a model is needed
     model = str(model)
     if model not in _bundled() and not model.lower().endswith(".gguf"):
         raise ValueError(
@@ -145,7 +272,6 @@ def _openai(
 
     if not base_url:
         raise ValueError("--backend openai needs --base-url (e.g. http://127.0.0.1:8000)")
-    options = {k: v for k, v in options.items() if k not in ("device", "dtype", "batch_size")}
     tok = load_tokenizer(tokenizer) if tokenizer else None
     return OpenAIJudge(
         base_url,
@@ -170,9 +296,52 @@ def _no_options(backend: str, unused: dict) -> None:
         raise ValueError(f"--backend {backend} does not take {sorted(given)}")
 
 
-register_backend("hf", _hf)
-register_backend("gguf", _gguf)
-register_backend("openai", _openai)
+#: The options of the in-process backends (``hf``, ``gguf``).
+LOCAL_OPTIONS = (
+    BackendOption(
+        "device", "cuda, cuda:1, cpu (default: cuda if any; under torchrun, each rank's)"
+    ),
+    BackendOption("dtype", "bfloat16, float16 or float32"),
+    BackendOption("batch_size", "prompts per forward pass, or 'auto'", default="auto"),
+)
+#: The options of a server with an OpenAI-compatible API.
+OPENAI_OPTIONS = (
+    BackendOption("base_url", "server root, e.g. http://127.0.0.1:8000"),
+    BackendOption(
+        "tokenizer",
+        "the judge's tokenizer (bundled name, folder, .gguf, cached hub id); needed by the "
+        "completion endpoint",
+    ),
+    BackendOption(
+        "endpoint",
+        "completions: judgerisk renders the prompt (exact verdict slot); chat: the server does",
+        default="completions",
+        choices=("completions", "chat"),
+    ),
+    BackendOption(
+        "api_key_env",
+        "environment variable holding the API key (the key is never recorded)",
+        metavar="VAR",
+    ),
+    BackendOption("concurrency", "requests in flight", default=4, type=_positive(int)),
+    BackendOption(
+        "timeout",
+        "seconds for a whole try of one request (connect, send, answer)",
+        default=60.0,
+        type=_positive(float, MAX_TIMEOUT),
+    ),
+    BackendOption(
+        "retries",
+        "retries on timeout, 408/409/425/429, 5xx (waits capped at 60 s; no redirect is followed)",
+        default=4,
+        type=_retries,
+    ),
+    BackendOption("top_logprobs", "top-k list size", default=20, type=_positive(int)),
+)
+
+register_backend("hf", _hf, LOCAL_OPTIONS)
+register_backend("gguf", _gguf, LOCAL_OPTIONS)
+register_backend("openai", _openai, OPENAI_OPTIONS)
 
 
 def open_judge(model: Any, backend: str | Factory = "hf", **options: Any) -> Judge:
@@ -187,9 +356,9 @@ def open_judge(model: Any, backend: str | Factory = "hf", **options: Any) -> Jud
     backend : str or callable
         A name of :data:`JUDGE_BACKENDS`, or a factory ``(model, **options) -> Judge`` itself.
     **options
-        The backend's options (``device, dtype, chat_template, batch_size, name`` for ``hf`` and
-        ``gguf``; those of :class:`~judgerisk.extract.remote.OpenAIJudge` plus ``base_url`` and
-        ``tokenizer`` for ``openai``).
+        ``chat_template`` and ``name`` (every backend), and the backend's own options
+        (:func:`backend_options`: :data:`LOCAL_OPTIONS` for ``hf`` and ``gguf``,
+        :data:`OPENAI_OPTIONS` for ``openai``).
     """
     factory = backend if callable(backend) else _REGISTRY.get(backend)
     return factory(model, **options)

@@ -9,7 +9,6 @@ Methods reference §1 (panel table, canonical orientation); the instance-level p
 from __future__ import annotations
 
 import atexit
-import hashlib
 import os
 import sys
 import time
@@ -23,7 +22,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from judgerisk._progress import progress_bar
+from judgerisk._util.hashing import sha256_text
+from judgerisk._util.progress import progress_bar
 from judgerisk.extract.forward import resolve_device
 from judgerisk.extract.judge import HFJudge, Judge, JudgeAnswerError
 from judgerisk.extract.parts import (
@@ -288,7 +288,7 @@ def extract_logprobs(
 
 def prompt_sha256(texts: Sequence[str]) -> np.ndarray:
     """SHA-256 hex digest of each rendered prompt (the per-cell resume key)."""
-    return np.array([hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts], dtype=object)
+    return np.array([sha256_text(t) for t in texts], dtype=object)
 
 
 def run_judge(

@@ -11,24 +11,18 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-__all__ = ["model_fingerprint", "model_files", "text_sha256", "files_sha256"]
+from judgerisk._util.hashing import sha256_file
+
+__all__ = ["model_fingerprint", "model_files", "files_sha256"]
 
 #: Files of a Hugging Face model folder that determine its outputs.
 _MODEL_GLOBS = ("*.safetensors", "*.bin", "*.gguf", "*.json", "*.model", "*.txt", "*.jinja")
 
 
-def text_sha256(text: str | None) -> str | None:
-    """SHA-256 hex digest of a text (None stays None)."""
-    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 @functools.lru_cache(maxsize=64)
 def _file_digest(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+    """:func:`~judgerisk._util.hashing.sha256_file`, cached per path, size and mtime."""
+    return sha256_file(path)
 
 
 def files_sha256(paths: list[Path]) -> str:

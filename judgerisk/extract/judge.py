@@ -22,7 +22,8 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from judgerisk.extract.fingerprint import model_fingerprint, text_sha256
+from judgerisk._util.hashing import sha256_text
+from judgerisk.extract.fingerprint import model_fingerprint
 from judgerisk.extract.forward import AUTO_BATCH, iter_batches, left_pad, prepare_model
 from judgerisk.extract.prompts import render_chats
 from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
@@ -198,15 +199,14 @@ class HFJudge:
     def describe(self) -> dict:
         """Backend, model files' SHA-256, dtype and chat template hash (the resume key)."""
         if self._described is None:
+            template = self.chat_template
+            if template is None:
+                template = getattr(self.tokenizer, "chat_template", None)
             self._described = {
                 "backend": "hf",
                 **model_fingerprint(self.model),
                 "dtype": str(next(self.model.parameters()).dtype).replace("torch.", ""),
-                "chat_template_sha256": text_sha256(
-                    self.chat_template
-                    if self.chat_template is not None
-                    else getattr(self.tokenizer, "chat_template", None)
-                ),
+                "chat_template_sha256": None if template is None else sha256_text(template),
             }
         return self._described
 

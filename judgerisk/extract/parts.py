@@ -33,9 +33,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgerisk._util.safe_write import OutputExistsError
 from judgerisk.options import InputError
 from judgerisk.panel import atomic_write
-from judgerisk.safe_write import OutputExistsError
 
 __all__ = [
     "FolderInUseError",

@@ -12,7 +12,6 @@ Methods reference §1; the instance-level panel reliability paper (appendix: sys
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgerisk._util.hashing import sha256_text
 from judgerisk.panel import CONDITIONS
 
 __all__ = [
@@ -115,7 +115,7 @@ class Template:
         if len(tokens) != 2 or tokens[0] == tokens[1]:
             raise ValueError(f"verdict_tokens must be two different strings, got {tokens}")
         canon = json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        digest = hashlib.sha256(canon.encode("utf-8")).hexdigest()[:16]
+        digest = sha256_text(canon)[:16]
         return cls(
             name=str(record["name"]),
             version=int(record["version"]),

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from judgerisk.extract.fingerprint import text_sha256
+from judgerisk._util.hashing import sha256_text
 from judgerisk.extract.http_client import MAX_RETRIES, MAX_TIMEOUT, HTTPClient, NoAnswer, Refused
 from judgerisk.extract.judge import JudgeAnswerError, VerdictLogprobs, render_with_template
 from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
@@ -288,7 +288,7 @@ class OpenAIJudge:
             "model": self.model,
             "server": self.server_info(),
             "top_logprobs": self.top_logprobs,
-            "chat_template_sha256": text_sha256(template),
+            "chat_template_sha256": None if template is None else sha256_text(template),
             "tokenizer": getattr(self.tokenizer, "name_or_path", None),
             "api_key_env": self.api_key_env,
         }

@@ -19,7 +19,7 @@ __all__ = [
     "validity_cells",
 ]
 
-#: Readable headers of :func:`judgerisk.certified.summarize_certified` columns.
+#: Readable headers of :func:`judgerisk.studies.certified.summarize_certified` columns.
 CERTIFIED_HEADERS = {
     **{k: HEADERS[k] for k in ("coverage_mean", "risk_mean", "risk_se")},
     "bound": "α + 4 s.e.",
@@ -34,7 +34,7 @@ def plot_certified_summary(summary: pd.DataFrame, method: str = "scope") -> plt.
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`judgerisk.certified.summarize_certified` output (index score, method, alpha).
+        :func:`judgerisk.studies.certified.summarize_certified` output (index score, method, alpha).
     method : str, default "scope"
         Selector shown.
 
@@ -79,7 +79,7 @@ def plot_fdp_spread(table: pd.DataFrame, method: str = "scope") -> plt.Figure:
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`judgerisk.certified.certify_panel` output (one row per split).
+        :func:`judgerisk.studies.certified.certify_panel` output (one row per split).
     method : str, default "scope"
 
     Returns
@@ -145,7 +145,7 @@ def plot_score_distribution(
     Parameters
     ----------
     scores : pandas.DataFrame
-        :func:`judgerisk.certified.score_panel` output (indexed by item).
+        :func:`judgerisk.studies.certified.score_panel` output (indexed by item).
     column : str, default "scur"
     error : pandas.Series of bool, optional
         By item; colours the histogram (panel verdict wrong / right). Items it does not
@@ -195,7 +195,7 @@ def certified_table(summary: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`judgerisk.certified.summarize_certified` output (with a ``method`` level).
+        :func:`judgerisk.studies.certified.summarize_certified` output (with a ``method`` level).
     """
     from judgerisk.selective.protocol import VALID_SE
 
@@ -226,4 +226,7 @@ def validity_cells(summary: pd.DataFrame) -> pd.DataFrame:
         [f"{f:.3f} {s} {b:.3f}" for f, s, b in zip(fdp, sign, bound, strict=True)],
         index=table.index,
     )
-    return cells.unstack("α")
+    cells = cells.unstack("α")
+    cells.columns = [f"{a:g}" for a in cells.columns]  # 0.05, not 0.050000
+    cells.columns.name = "α"
+    return cells

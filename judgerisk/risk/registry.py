@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from judgerisk._registry import Registry
+from judgerisk._util.registry import Registry
 
 __all__ = [
     "BASELINES",

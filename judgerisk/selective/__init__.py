@@ -4,6 +4,8 @@
 - :mod:`~judgerisk.selective.scope`: SCOPE and the baseline selectors (naive, heuristic, vanilla,
   Trust-or-Escalate);
 - :mod:`~judgerisk.selective.protocol`: the repeated calibration/test split protocol;
+- :mod:`~judgerisk.selective.one_judge`: a panel's judge in both orders as one table (BPE,
+  verdicts and, with labels, SCOPE's selection);
 - :mod:`~judgerisk.selective.metrics`: accuracy, ECE, AUROC/AUPRC, coverage and FDP.
 """
 
@@ -15,6 +17,7 @@ from judgerisk.selective.confidence import (
     swap_and_aggregate,
     verbalized_confidence,
 )
+from judgerisk.selective.one_judge import bpe_table
 from judgerisk.selective.protocol import split_protocol, summarize_protocol
 from judgerisk.selective.scope import (
     Heuristic,
@@ -32,6 +35,7 @@ __all__ = [
     "TrustOrEscalate",
     "Vanilla",
     "bpe",
+    "bpe_table",
     "compare_uncertainty",
     "predictive_probability",
     "scope_threshold",

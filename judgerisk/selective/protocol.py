@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from judgerisk._progress import progress_bar
+from judgerisk._util.progress import progress_bar
 from judgerisk.selective.metrics import errors_of
 from judgerisk.selective.registry import (
     SELECTORS,

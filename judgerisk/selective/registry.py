@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from judgerisk._registry import Registry
+from judgerisk._util.registry import Registry
 
 __all__ = [
     "SELECTORS",

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgerisk._progress import progress_bar
+from judgerisk._util.progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.aggregators.base import BaseAggregator, get_aggregator
 from judgerisk.panel import (

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from judgerisk._progress import progress_bar
+from judgerisk._util.progress import progress_bar
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name
 from judgerisk.panel import validate_panel

@@ -179,7 +179,7 @@ def _common_manifest(name, table, what, command, wall_seconds) -> dict:
     import torch
     import transformers
 
-    import judgerisk
+    from judgerisk._util.version import package_version
     from judgerisk.extract.judges import BUNDLED_JUDGES, bundled_gguf
     from judgerisk.provenance import sha256_file
 
@@ -200,7 +200,7 @@ def _common_manifest(name, table, what, command, wall_seconds) -> dict:
             "licence": spec.licence,
         },
         "versions": {
-            "judgerisk": judgerisk.__version__,
+            "judgerisk": package_version(),
             "torch": torch.__version__,
             "transformers": transformers.__version__,
         },

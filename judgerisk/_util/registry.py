@@ -1,0 +1,210 @@
+"""A named registry with a live, read-only view of its names (shared by the extension points).
+
+:mod:`judgerisk.aggregators.base` (aggregators), :mod:`judgerisk.risk.registry` (risk scores)
+and :mod:`judgerisk.datasets` (public-data loaders) each keep one :class:`Registry`.
+
+Each registry lists its built-in methods where it is defined (``builtins``: name -> module that
+registers it) and names an entry-point ``group``: a third-party package adds a method with no
+edit to judgerisk, by declaring in its ``pyproject.toml``::
+
+    [project.entry-points."judgerisk.aggregators"]
+    my_rule = "my_package.rules:MyRule"
+
+The built-ins are imported, then the entry points loaded, the first time the registry is read.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Generic, TypeVar, overload
+
+__all__ = ["ENTRY_POINT_GROUPS", "NameView", "Registry", "load_entry_points"]
+
+T = TypeVar("T")
+
+#: The entry-point groups judgerisk reads, one per extension point.
+ENTRY_POINT_GROUPS: tuple[str, ...] = (
+    "judgerisk.aggregators",
+    "judgerisk.risk_scores",
+    "judgerisk.selectors",
+    "judgerisk.judge_backends",
+    "judgerisk.datasets",
+    "judgerisk.importers",
+)
+
+
+def load_entry_points(group: str, adopt: Callable[[str, Any], None] | None = None) -> list[str]:
+    """Load the installed plug-ins of ``group``; return the names loaded.
+
+    Loading an entry point imports its module (a decorated method registers itself there); the
+    loaded object is then handed to ``adopt(name, obj)``, which registers it when the import
+    did not. A plug-in that fails to load is reported as a ``RuntimeWarning`` naming it and
+    skipped, so one broken package never disables the others or the built-ins.
+    """
+    from importlib import metadata  # on first use: judgerisk --help reads no entry point
+
+    loaded = []
+    for ep in metadata.entry_points(group=group):
+        try:
+            obj = ep.load()
+            if adopt is not None:
+                adopt(ep.name, obj)
+        except Exception as exc:  # noqa: BLE001 - a broken plug-in must not break judgerisk
+            warnings.warn(
+                f"judgerisk plug-in {ep.name!r} ({ep.value}, group {group}) was not loaded: "
+                f"{type(exc).__name__}: {exc}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            continue
+        loaded.append(ep.name)
+    return loaded
+
+
+class Registry(Generic[T]):
+    """An ordered ``name -> entry`` mapping; registering a name twice is an error.
+
+    Parameters
+    ----------
+    what : str
+        What an entry is, for messages ("aggregation method").
+    builtins : mapping of str to str, optional
+        Built-in name -> module that registers it; the built-ins come first, in this order.
+    group : str, optional
+        Entry-point group of the plug-ins (one of :data:`ENTRY_POINT_GROUPS`).
+    adopt : callable, optional
+        ``adopt(name, obj)`` registers a loaded plug-in object that did not register itself.
+    """
+
+    _instances: weakref.WeakSet[Registry] = weakref.WeakSet()
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        builtins: Mapping[str, str] | None = None,
+        group: str | None = None,
+        adopt: Callable[[str, Any], None] | None = None,
+    ) -> None:
+        self.what = what
+        self.builtins: dict[str, str] = dict(builtins or {})
+        self.group = group
+        self.adopt = adopt
+        self._entries: dict[str, T] = {}
+        self._loaded = False
+        Registry._instances.add(self)
+
+    @classmethod
+    def instances(cls) -> list[Registry]:
+        """Every registry made so far (for the provenance record), by name."""
+        return sorted(cls._instances, key=lambda r: r.what)
+
+    def load(self) -> None:
+        """Import the built-ins and load the plug-ins (once; reading the registry does it)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        for module in dict.fromkeys(self.builtins.values()):
+            importlib.import_module(module)
+        if self.group is not None:
+            load_entry_points(self.group, self._adopt)
+
+    def _adopt(self, name: str, obj: Any) -> None:
+        if name in self._entries:  # it registered itself when its module was imported
+            return
+        if self.adopt is None:
+            raise TypeError(f"{obj!r} did not register itself as a {self.what}")
+        self.adopt(name, obj)
+
+    def add(self, name: str, entry: T) -> T:
+        """Register ``entry`` under ``name`` (re-registering the same entry is a no-op)."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a {self.what} name must be a non-empty string, got {name!r}")
+        if name in self._entries and self._entries[name] != entry:
+            raise ValueError(f"a {self.what} named {name!r} is already registered")
+        self._entries[name] = entry
+        return entry
+
+    def remove(self, name: str) -> None:
+        """Unregister ``name`` (for tests and interactive sessions); unknown names are ignored."""
+        self._entries.pop(name, None)
+
+    def get(self, name: str) -> T:
+        """The entry registered under ``name``; a ``ValueError`` lists the registered names."""
+        self.load()
+        try:
+            return self._entries[name]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"unknown {self.what} {name!r}; choose from {tuple(k for k, _ in self.items())}"
+            ) from None
+
+    def items(self) -> list[tuple[str, T]]:
+        """``(name, entry)`` pairs: the built-ins in their listed order, then the others in
+        registration order (plug-ins and methods registered at run time)."""
+        self.load()
+        first = [k for k in self.builtins if k in self._entries]
+        rest = [k for k in self._entries if k not in self.builtins]
+        return [(k, self._entries[k]) for k in (*first, *rest)]
+
+    def names(self, where: Callable[[T], bool] | None = None) -> NameView:
+        """A live view of the registered names (those whose entry satisfies ``where``)."""
+        return NameView(self, where)
+
+
+class NameView(Sequence[str]):
+    """Live, read-only, tuple-like view of a registry's names in registration order.
+
+    Newly registered entries appear in it; it compares equal to the tuple of its names. The
+    source may also be a function returning names (a list derived from one or more registries,
+    such as the risk columns of a scored panel), re-evaluated on every use.
+    """
+
+    def __init__(
+        self,
+        registry: Registry | Callable[[], Iterable[str]],
+        where: Callable | None = None,
+    ) -> None:
+        self._registry = registry
+        self._where = where
+
+    def _names(self) -> tuple[str, ...]:
+        if not isinstance(self._registry, Registry):
+            return tuple(self._registry())
+        return tuple(k for k, v in self._registry.items() if self._where is None or self._where(v))
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[str, ...]: ...
+    def __getitem__(self, i: int | slice) -> str | tuple[str, ...]:
+        return self._names()[i]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return self._names() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._names())
+
+    def __add__(self, other: Sequence[str]) -> tuple[str, ...]:
+        return self._names() + tuple(other)
+
+    def __radd__(self, other: Sequence[str]) -> tuple[str, ...]:
+        return tuple(other) + self._names()
+
+    def __repr__(self) -> str:
+        return repr(self._names())

@@ -1,0 +1,115 @@
+"""``judgerisk select``: accept or abstain per item, with a certified false discovery rate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import TYPE_CHECKING
+
+from judgerisk.cli.common import (
+    EXIT_OK,
+    Command,
+    add_overwrite,
+    alpha,
+    check_output,
+    command_record,
+    settings_from,
+    write_output,
+)
+from judgerisk.options import SelectSettings
+
+if TYPE_CHECKING:  # building the parser imports no pandas
+    import pandas as pd
+
+__all__ = ["COMMAND", "Select"]
+
+
+class Select(Command):
+    name = "select"
+    help = "accept / abstain per item with a certified false discovery rate"
+    description = textwrap.dedent(
+        """\
+        Calibrate the SCOPE threshold on labelled items and accept the other items whose
+        risk score is at most the threshold. The calibration file holds item and gold
+        (A/B) for some items of the score table; those items calibrate, the rest are
+        decided. On exchangeable items the expected false discovery rate of the accepted
+        verdicts is <= alpha (the book's chapter "Certified panel decisions")."""
+    )
+    epilog = (
+        "example:\n  judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 "
+        "-o decisions.csv --score scur --verdict majority"
+    )
+    recomputable = True
+    inputs = {"scores": "table", "calibration": "table"}
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("scores", help="score table from `judgerisk score`")
+        p.add_argument("--calibration", required=True, help="labelled items: columns item, gold")
+        sel = SelectSettings()  # the select command's one set of defaults
+        p.add_argument("--alpha", type=alpha, default=sel.alpha, help="target false discovery rate")
+        p.add_argument(
+            "--score", default=sel.score, help="risk column to threshold (larger = riskier)"
+        )
+        p.add_argument("--verdict", default=sel.verdict, help="verdict column to certify")
+        p.add_argument(
+            "--allow-any-score",
+            action="store_true",
+            default=sel.allow_any_score,
+            help="accept a --score column that is not one of judgerisk's risk scores",
+        )
+        p.add_argument("-o", "--output", required=True, help="decision table to write")
+        add_overwrite(p)
+
+    def run(self, args: argparse.Namespace) -> int:
+        from judgerisk.panel import read_table
+
+        check_output(args, args.output, (args.scores, args.calibration))
+        scores = read_table(args.scores)
+        calibration = read_table(args.calibration)
+        inputs = {"scores": (args.scores, len(scores))}
+        inputs["calibration"] = (args.calibration, len(calibration))
+        record = command_record(args, inputs)
+        decisions = self.recompute(record, {"scores": scores, "calibration": calibration})
+        attrs = dict(decisions.attrs)
+        write_output(args, decisions, args.output, record, attrs)
+        test = decisions[decisions["role"] == "test"]
+        n_acc = int(test["accepted"].sum())
+        lam = attrs.get("threshold", float("nan"))
+        n_cal = int((decisions["role"] == "calibration").sum())
+        if attrs.get("feasible", False):
+            print(
+                f"{args.score} threshold {lam:.6g} calibrated on {n_cal} labelled items: "
+                f"accepted {n_acc} of {len(test)} items (expected false discovery rate <= "
+                f"{args.alpha}); wrote {args.output}",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                f"no feasible {args.score} threshold on {n_cal} labelled items at alpha "
+                f"{args.alpha}: accepted 0 of {len(test)} items (all abstained); wrote "
+                f"{args.output}",
+                file=sys.stderr,
+            )
+        return EXIT_OK
+
+    def check_sizes(self, record: dict, n_output: int, loaded: dict) -> list[str]:
+        if len(loaded["scores"]) != n_output:
+            return [f"the score table has {len(loaded['scores'])} rows, the output {n_output}"]
+        return []
+
+    def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
+        from judgerisk.studies.certified import select_items
+
+        s = settings_from(SelectSettings, record["parameters"])
+        return select_items(
+            loaded["scores"],
+            loaded["calibration"],
+            alpha=s.alpha,
+            score=s.score,
+            verdict=s.verdict,
+            allow_any_score=s.allow_any_score,
+        )
+
+
+COMMAND = Select()

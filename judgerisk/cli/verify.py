@@ -1,0 +1,316 @@
+"""``judgerisk verify``: does an output reproduce from its provenance record?
+
+:func:`verify` reads the record an output carries (:mod:`judgerisk.provenance`), checks it
+field by field, checks that each input still exists with the recorded sha256, that the
+command line the record shows agrees with its parameters and that its sizes agree with the
+output (:mod:`judgerisk.report.record_checks`, and the bounds the command that wrote it sets:
+:meth:`~judgerisk.cli.common.Command.check_sizes`, before any recomputation), recomputes the
+output with that command's own :meth:`~judgerisk.cli.common.Command.recompute` from the recorded
+parameters (read into the command's settings object, so no default is written here) and
+compares every cell; a report is also regenerated and every visible word, number and figure
+compared (:mod:`judgerisk.report.check`). Scoring runs BLAS on one thread
+(:mod:`judgerisk._util.determinism`), so the numbers are identical across processes and BLAS
+thread counts; the tolerance only absorbs the text round trip of csv / jsonl numbers.
+
+Outcome: ``reproduced`` (exit code 0), ``differs`` (1, with the differing cells, after what
+differs in the code: commit, uncommitted changes, runtime-registered methods), or
+``cannot tell`` (2: an input is missing or changed, the record is malformed or absent, or the
+output is a notebook or extraction folder, which are not recomputed). Differences in library
+versions are warnings, not failures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judgerisk._util.version import package_version
+from judgerisk.cli.common import COMMANDS, Command, get_command, say
+from judgerisk.options import InputError
+
+if TYPE_CHECKING:  # numpy and pandas are imported when a table is compared
+    import pandas as pd
+
+__all__ = [
+    "COMMAND",
+    "RTOL",
+    "ATOL",
+    "RecordError",
+    "Verification",
+    "verify",
+    "compare_tables",
+]
+
+#: Relative and absolute tolerance of a numeric cell.
+RTOL, ATOL = 1e-9, 1e-12
+_MAX_SHOWN = 20
+
+
+@dataclass
+class Verification:
+    """What :func:`verify` found.
+
+    Attributes
+    ----------
+    status : {"reproduced", "differs", "cannot tell"}
+    messages : list of str
+        The differing cells, or why it cannot tell.
+    """
+
+    status: str
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return {"reproduced": 0, "differs": 1}.get(self.status, 2)
+
+
+class RecordError(InputError):
+    """A provenance record that is not what judgerisk writes (verify: cannot tell)."""
+
+
+def _field(record: object, dotted: str, kind: type | tuple[type, ...] = object) -> Any:
+    """``record[a][b]...`` for ``dotted = "a.b..."``, or a :class:`RecordError` naming it."""
+    value = record
+    for i, key in enumerate(dotted.split(".")):
+        where = ".".join(dotted.split(".")[:i]) or "the record"
+        if not isinstance(value, dict):
+            raise RecordError(f"the provenance record's {where} is not a JSON object")
+        if key not in value:
+            raise RecordError(f"the provenance record has no field {dotted!r}")
+        value = value[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind in (int, float):
+        raise RecordError(
+            f"the provenance record's field {dotted!r} has the wrong type "
+            f"({type(value).__name__}: {str(value)[:60]!r})"
+        )
+    return value
+
+
+def _check_inputs(record: dict) -> list[str]:
+    from judgerisk.provenance import sha256_file
+
+    problems = []
+    for role in _field(record, "inputs", dict):
+        path = Path(_field(record, f"inputs.{role}.path", str))
+        recorded = _field(record, f"inputs.{role}.sha256", str)
+        if not path.is_file():
+            problems.append(f"input {role} {path} is missing")
+        elif (now := sha256_file(path)) != recorded:
+            problems.append(f"input {role} {path} has changed: sha256 {now} (recorded {recorded})")
+    return problems
+
+
+def _warn_versions(record: dict) -> None:
+    from judgerisk.provenance import library_versions
+
+    now = library_versions()
+    then = record.get("environment")
+    then = then if isinstance(then, dict) else {}
+    differ = {k: (then.get(k), v) for k, v in now.items() if k in then and then.get(k) != v}
+    about = record.get("judgerisk")
+    recorded = about.get("version") if isinstance(about, dict) else None
+    if recorded and recorded != package_version():
+        differ["judgerisk"] = (recorded, package_version())
+    if differ:
+        text = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in differ.items())
+        warnings.warn(f"library versions differ from the recorded run: {text}", stacklevel=3)
+
+
+def _cell_text(value) -> str:
+    import numpy as np
+
+    if isinstance(value, float | np.floating):
+        return "NaN" if np.isnan(value) else repr(float(value))
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def compare_tables(
+    output: pd.DataFrame, recomputed: pd.DataFrame, rtol: float = RTOL, atol: float = ATOL
+) -> list[str]:
+    """The cells of ``output`` that differ from ``recomputed`` (row by row, column by column).
+
+    Numbers agree within ``|a - b| <= atol + rtol |b|`` (NaN equals NaN); other values agree
+    when their text agrees. Returns one line per differing cell (at most twenty, then a
+    count), or per missing / extra column or row count.
+    """
+    import numpy as np
+    import pandas as pd
+
+    problems = []
+    if len(output) != len(recomputed):
+        return [f"{len(output)} rows in the output, {len(recomputed)} recomputed"]
+    for col in recomputed.columns.difference(output.columns):
+        problems.append(f"column {col!r} is missing from the output")
+    for col in output.columns.difference(recomputed.columns):
+        problems.append(f"column {col!r} is not in the recomputed table")
+    keys = output["item"].astype(str).to_numpy() if "item" in output.columns else None
+    n_diff = 0
+    for col in [c for c in recomputed.columns if c in output.columns]:
+        a, b = output[col], recomputed[col]
+        if pd.api.types.is_numeric_dtype(b) and not pd.api.types.is_bool_dtype(b):
+            x = pd.to_numeric(a, errors="coerce").to_numpy(np.float64)
+            y = b.to_numpy(np.float64)
+            same = np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            x, y = a.to_numpy(object), b.to_numpy(object)
+            same = np.array(
+                [(pd.isna(u) and pd.isna(v)) or str(u) == str(v) for u, v in zip(x, y, strict=True)]
+            )
+        for i in np.flatnonzero(~same):
+            n_diff += 1
+            if n_diff <= _MAX_SHOWN:
+                where = f"row {i}" + (f" (item {keys[i]})" if keys is not None else "")
+                problems.append(
+                    f"{where}, column {col!r}: {_cell_text(x[i])} in the output, "
+                    f"{_cell_text(y[i])} recomputed (tolerance rtol={rtol:g}, atol={atol:g})"
+                )
+    if n_diff > _MAX_SHOWN:
+        problems.append(f"... and {n_diff - _MAX_SHOWN} more differing cell(s)")
+    return problems
+
+
+def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verification:
+    what = {".ipynb": "an executed notebook", ".json": "an extraction folder's manifest"}
+    kind = what.get(path.suffix.lower(), f"an output of {command!r}")
+    recomputed = [n for n in COMMANDS if get_command(n).recomputable]
+    return Verification(
+        "cannot tell",
+        [
+            f"{path} is {kind}: its record names the run and its {n_inputs} input(s) still "
+            "have their recorded sha256, but judgerisk verify recomputes only the outputs of "
+            f"{', '.join(recomputed)}; rerun it (judgerisk run, judgerisk extract) and compare"
+        ],
+    )
+
+
+def _reproduces(path: Path, record: dict, parser: argparse.ArgumentParser) -> Verification:
+    """The checks after the record was read (any malformed field raises RecordError)."""
+    from judgerisk.report.record_checks import (
+        check_command,
+        check_input_rows,
+        environment_differences,
+    )
+
+    if not isinstance(record, dict):
+        raise RecordError(f"{path}: the provenance record is not a JSON object")
+    problems = _check_inputs(record)
+    if problems:
+        return Verification("cannot tell", problems)
+    name = _field(record, "parameters", dict).get("command")
+    command = get_command(name) if isinstance(name, str) and name in COMMANDS else None
+    if command is None or not command.recomputable or path.suffix.lower() in (".ipynb", ".json"):
+        return _not_recomputable(path, name, len(record["inputs"]))
+    _warn_versions(record)
+    table = command.read_output(path)
+    problems = check_command(record, parser)
+    if problems:
+        return Verification("differs", problems)
+    loaded = command.load_inputs(record)
+    try:
+        problems = check_input_rows(record, loaded)
+        problems += command.check_sizes(record, len(table), loaded)
+    except ValueError as exc:
+        problems = [str(exc)]
+    if problems:
+        return Verification("differs", ["not recomputed: " + p for p in problems])
+    hints = environment_differences(record)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            recomputed = command.recompute(record, loaded)
+    except KeyError as exc:
+        return Verification("cannot tell", [*hints, f"the record has no parameter {exc}"])
+    except (ValueError, TypeError) as exc:  # InputError (bad data or record) is a ValueError
+        return Verification("cannot tell", [*hints, f"recomputing failed: {exc}"])
+    diff = compare_tables(table, recomputed)
+    if not diff:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            diff = command.compare_output(path, record, loaded, RTOL, ATOL)
+    return Verification("differs", [*hints, *diff]) if diff else Verification("reproduced")
+
+
+def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None) -> Verification:
+    """Check that an output reproduces from its provenance record.
+
+    In order: the record is a JSON object with the fields judgerisk writes; each input has
+    its recorded sha256; the command line the record shows agrees with its parameters; the
+    record's sizes agree with the output and bound the work (:mod:`judgerisk.report.record_checks`);
+    then the output is recomputed and every cell compared (within :data:`RTOL`,
+    :data:`ATOL`). A report is also regenerated and every visible word, number and figure
+    compared (:mod:`judgerisk.report.check`). When recomputing fails or differs, what differs
+    in the code (git commit, uncommitted changes, runtime-registered methods) is named first.
+
+    Parameters
+    ----------
+    output : path-like
+        A score or decision table (parquet, or csv / jsonl with its sidecar), a simulated
+        panel, or an HTML report. Notebooks and extraction manifests get their inputs
+        checked and "cannot tell" (they are not recomputed).
+    parser : argparse.ArgumentParser, optional
+        The ``judgerisk`` command-line parser against which a record's command line is parsed
+        and compared with its parameters (default: :func:`judgerisk.cli.app.build_parser`).
+
+    Returns
+    -------
+    Verification
+        ``status`` and ``messages``; ``exit_code`` is 0, 1 or 2.
+
+    Warns
+    -----
+    UserWarning
+        When the library versions differ from the recorded ones.
+    """
+    from judgerisk.provenance import read_record
+
+    if parser is None:
+        from judgerisk.cli.app import build_parser
+
+        parser = build_parser(extract=False)
+    path = Path(output)
+    try:
+        return _reproduces(path, read_record(path), parser)
+    except InputError as exc:  # an unreadable file or record (a PanelError, a RecordError)
+        return Verification("cannot tell", [str(exc)])
+
+
+class Verify(Command):
+    name = "verify"
+    help = "check that an output reproduces from its provenance record"
+    description = textwrap.dedent(
+        """\
+        Read the provenance record of a report, a score table, a decision table, a BPE
+        table, an imported or a simulated panel, check that each input still has its
+        recorded sha256 and that the record's command line and sizes agree with it,
+        recompute the output with the recorded parameters and compare every cell (a
+        report: every visible number and figure of the page regenerated). Notebooks and
+        extraction folders: cannot tell.
+        Exit 0: reproduced. Exit 1: some cells differ (listed, with the tolerance).
+        Exit 2: cannot tell (an input is missing or changed, or no record).
+        Different library versions are a warning, not a failure."""
+    )
+    epilog = "example:\n  judgerisk verify report.html\n  judgerisk verify scores.csv"
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("output", help="a judgerisk output (.html, .csv, .parquet, .jsonl)")
+
+    def run(self, args: argparse.Namespace) -> int:
+        say(args, f"checking the inputs of {args.output} and recomputing it from its record")
+        result = verify(args.output)
+        if result.status == "reproduced":
+            print(f"{args.output}: reproduced")
+            return result.exit_code
+        head = "does not reproduce" if result.status == "differs" else "cannot tell"
+        print(f"{args.output}: {head}:", file=sys.stderr)
+        for line in result.messages:
+            print(f"  {line}", file=sys.stderr)
+        return result.exit_code
+
+
+COMMAND = Verify()

@@ -1,0 +1,438 @@
+"""Self-contained HTML report on a panel file: the packaged notebook, run with papermill.
+
+:func:`render_report` validates the panel file (so a bad file fails fast with the panel
+validation's message, before a kernel starts), executes ``judgerisk/report/templates/panel_report.md`` (a jupytext MyST notebook
+shipped in the package) with papermill on it, and writes one HTML file with every table inline and
+every figure embedded as a base64 PNG — no network, no side files. The page ends with the
+score table (a csv download link) and the provenance record, which ``judgerisk verify`` reads.
+
+A panel of one judge in both orders (``original`` and ``swap``) has no panel signals; its report
+is ``judgerisk/report/templates/one_judge_report.md``: Bidirectional Preference Entropy per item and
+SCOPE's certified selection (:func:`report_table` says which table a panel gets).
+
+The notebook-to-HTML step is nbconvert's ``HTMLExporter`` (the ``book`` extra).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from judgerisk._util.determinism import one_blas_thread
+from judgerisk._util.safe_write import atomic_write_group, private_folder
+from judgerisk.options import ReportSettings
+from judgerisk.panel import (
+    PanelError,
+    atomic_write,
+    check_scorable,
+    load_panel,
+    warn_ties_and_orientation,
+)
+from judgerisk.provenance import command_text
+
+__all__ = [
+    "REPORT_NOTEBOOK",
+    "ONE_JUDGE_NOTEBOOK",
+    "REPORT_DEFAULTS",
+    "one_judge_in_both_orders",
+    "report_table",
+    "report_notebook_path",
+    "render_report",
+    "notebook_to_html",
+    "run_notebook",
+    "notebook_error",
+    "embedded_scores",
+]
+
+#: Package-relative location of the report notebook.
+REPORT_NOTEBOOK = "report/templates/panel_report.md"
+#: Package-relative location of the report notebook for one judge in both orders.
+ONE_JUDGE_NOTEBOOK = "report/templates/one_judge_report.md"
+
+
+def report_notebook_path(one_judge: bool = False) -> Path:
+    """Filesystem path of the packaged report notebook (``one_judge``: the BPE report's)."""
+    name = ONE_JUDGE_NOTEBOOK if one_judge else REPORT_NOTEBOOK
+    return Path(str(resources.files("judgerisk").joinpath(name)))
+
+
+def one_judge_in_both_orders(panel: pd.DataFrame) -> bool:
+    """Whether a panel is one judge in both orders: one judge in ``original``, and a ``swap``.
+
+    Such a panel cannot be scored as a panel (consensus and conflict need two judges); its
+    report is the single-judge one: BPE and SCOPE (SCOPE paper, book chapter 9).
+    """
+    judges = pd.unique(panel.loc[panel["condition"] == "original", "judge"])
+    return len(judges) == 1 and "swap" in set(panel["condition"])
+
+
+def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> pd.DataFrame:
+    """The table a report embeds and ``judgerisk verify`` recomputes, indexed by item.
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A validated panel.
+    params : dict
+        The report's parameters (:class:`judgerisk.options.ReportSettings`).
+    progress : bool, default False
+
+    Returns
+    -------
+    pandas.DataFrame
+        For a panel of two or more judges, :func:`judgerisk.studies.certified.score_panel`'s score
+        table (``n_seeds`` repetitions of 5-fold cross-fitting). For one judge in both orders
+        (:func:`one_judge_in_both_orders`), :func:`judgerisk.selective.one_judge.bpe_table` of every
+        item (an item seen in one order only has no BPE: empty cells) with its ``gold`` when
+        the panel has one. Scored on one BLAS thread, so the numbers do not depend on the
+        machine's thread count.
+    """
+    with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
+        if one_judge_in_both_orders(panel):
+            from judgerisk.selective.one_judge import bpe_table
+
+            table = bpe_table(panel).set_index("item").reindex(pd.unique(panel["item"]))
+            table.index.name = "item"
+            table["judge"] = table["judge"].fillna(panel["judge"].iloc[0])
+            if "gold" in panel.columns:
+                table["gold"] = panel.groupby("item", sort=False)["gold"].first()
+            return table
+        from judgerisk.studies.certified import accelerate_options, score_panel
+
+        settings = {**REPORT_DEFAULTS, **params}  # a record may predate a parameter
+        return score_panel(
+            panel,
+            n_seeds=settings["n_seeds"],
+            seed=settings["seed"],
+            scur_options=accelerate_options(settings["accelerate"]),
+            progress=progress,
+        )
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1000px;
+margin:2em auto;padding:0 1em;color:#222;line-height:1.5}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0}
+th,td{border:1px solid #ccc;padding:.2em .5em;text-align:right}
+th{background:#f3f3f3}
+pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.85em}
+img{max-width:100%}
+.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"]{background:#fff4e5}
+"""
+
+
+def notebook_to_html(nb: Any, title: str = "judgerisk panel report") -> str:
+    """Render an executed notebook as one self-contained HTML page.
+
+    nbconvert's ``HTMLExporter`` (``basic`` template: markdown, HTML tables and figures as
+    base64 PNG, code cells left out) renders the cells; the page around them carries its
+    own small stylesheet and loads nothing from the network.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        An executed notebook.
+    title : str
+        The page title.
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(
+        template_name="basic",
+        embed_images=True,
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+    )
+    body, _ = exporter.from_notebook_node(nb)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n"
+        f"<body>\n{body}\n</body></html>\n"
+    )
+
+
+#: Kernel arguments that keep the kernel's own log off the terminal: its transport warning, and
+#: the "KeyboardInterrupt caught in kernel" ERROR line it can log while being shut down after the
+#: last cell (seen now and then on a loaded machine). Cell errors still reach us through papermill.
+QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
+_SCORES_ID = "judgerisk-scores"
+
+
+def run_notebook(
+    nb: Any,
+    out_path: Path,
+    parameters: dict,
+    cwd: str | Path,
+    timeout: float | None = None,
+    progress: bool = True,
+) -> Any:
+    """Execute a notebook with papermill: a progress bar per cell, no kernel log noise.
+
+    Returns the executed notebook. A failing cell raises :class:`RuntimeError` naming the
+    cell and the error, or the cell's :class:`~judgerisk.panel.PanelError` (bad input),
+    instead of papermill's traceback.
+    """
+    import papermill
+
+    try:
+        return papermill.execute_notebook(
+            nb,
+            str(out_path),
+            parameters=parameters,
+            kernel_name="python3",
+            cwd=str(cwd),
+            progress_bar=progress,
+            execution_timeout=timeout,
+            extra_arguments=QUIET_KERNEL,
+        )
+    except papermill.PapermillExecutionError as exc:
+        raise notebook_error(exc) from None
+
+
+def notebook_error(exc: BaseException, notebook: str = "the notebook") -> Exception:
+    """One-line error for a notebook run that failed (instead of papermill's traceback).
+
+    A cell's :class:`~judgerisk.panel.PanelError` (bad input) stays a ``PanelError``; any
+    other cell error becomes a :class:`RuntimeError` naming the cell and the error.
+    """
+    import papermill
+
+    if not isinstance(exc, papermill.PapermillExecutionError):
+        return exc if isinstance(exc, Exception) else RuntimeError(str(exc))
+    if exc.ename in ("PanelError", "OutputPathError", "PanelFileNotFoundError"):
+        return PanelError(str(exc.evalue))
+    return RuntimeError(f"cell {exc.exec_count} of {notebook} failed: {exc.ename}: {exc.evalue}")
+
+
+def _scores_link(scores_csv: Path, one_judge: bool = False) -> str:
+    data = base64.b64encode(scores_csv.read_bytes()).decode("ascii")
+    what, command = ("BPE table", "bpe") if one_judge else ("score table", "score")
+    return (
+        f'<p><a id="{_SCORES_ID}" download="{command}.csv" href="data:text/csv;base64,{data}">'
+        f"Download the {what} (csv)</a>: every item's "
+        + ("BPE and bidirectional verdict" if one_judge else "risk scores and verdicts")
+        + f", the table <code>judgerisk {command}</code> writes.</p>"
+    )
+
+
+def embedded_scores(html_path: str | Path) -> pd.DataFrame:
+    """The score table a report embeds (its csv download link), as a DataFrame."""
+    text = Path(html_path).read_text(encoding="utf-8")
+    start = text.find(f'id="{_SCORES_ID}"')
+    if start < 0:
+        raise PanelError(f"{html_path}: the report embeds no score table")
+    start = text.index("base64,", start) + len("base64,")
+    end = text.index('"', start)
+    return pd.read_csv(io.BytesIO(base64.b64decode(text[start:end])), dtype={"gold": str})
+
+
+def render_report(
+    panel_path: str | Path,
+    output: str | Path,
+    parameters: dict | None = None,
+    timeout: int = 600,
+    keep_notebook: str | Path | None = None,
+    command: list[str] | str | None = None,
+    progress: bool = False,
+    shown_record: dict | None = None,
+    overwrite: bool = True,
+    announce: Callable[[str], object] | None = None,
+    record: dict | None = None,
+) -> Path:
+    """Run the report notebook on a panel file and write a self-contained HTML report.
+
+    Parameters
+    ----------
+    panel_path : path-like
+        Panel file (.csv / .parquet / .jsonl); validated and checked for scoring first
+        (:func:`judgerisk.panel.load_panel`, :func:`judgerisk.panel.check_scorable`), so bad
+        input raises :class:`~judgerisk.panel.PanelError` before a kernel starts.
+    output : path-like
+        HTML file to write (checked before any work, written atomically; it must not be
+        the panel file).
+    parameters : dict, optional
+        Notebook parameters (``n_seeds``, ``seed``, ``alpha``, ``n_splits``, ``accelerate``).
+    timeout : int, default 600
+        Seconds allowed per cell.
+    keep_notebook : path-like, optional
+        Also save the executed ``.ipynb`` there (with the provenance record in its metadata).
+    command : list of str or str, optional
+        The command line that asked for the report (shown in its "Reproduce this report"
+        section); default: this function call.
+    progress : bool, default False
+        Show a progress bar over the notebook's cells.
+    shown_record : dict, optional
+        The provenance record shown in "Reproduce this report" (default: this run's);
+        ``judgerisk verify`` passes the verified report's, so the pages compare word by word.
+    overwrite : bool, default True
+        ``False`` refuses an existing ``output`` (the command line's rule without
+        ``--overwrite``).
+    announce : callable, optional
+        Called with one line saying what comes next, once the input is checked and before
+        the long steps (scoring, the notebook); the command line prints it.
+    record : dict, optional
+        The provenance record of the command line that asked for the report (``judgerisk
+        report`` passes :func:`judgerisk.cli.common.command_record`'s, the one record shape of
+        every command: the command and every option); default: one naming ``command`` (or
+        this function call) and the parameters.
+
+    Returns
+    -------
+    pathlib.Path
+        The HTML file. It embeds the score table (csv download link) and the provenance
+        record (:mod:`judgerisk.provenance`), which ``judgerisk verify`` reads.
+    """
+    import warnings
+
+    import jupytext
+
+    from judgerisk.provenance import (
+        check_output_path,
+        finish_record,
+        html_record_tag,
+        make_record,
+    )
+
+    started = time.time()
+    given = Path(panel_path)
+    panel_path = given.resolve()
+    output = check_output_path(
+        output, suffixes=(".html", ".htm"), inputs=(panel_path,), overwrite=overwrite
+    )
+    if keep_notebook is not None:
+        check_output_path(
+            keep_notebook, (".ipynb",), (panel_path, output), "keep_notebook", overwrite
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        panel = load_panel(panel_path)  # fail fast, before starting a kernel
+    params = ReportSettings.from_parameters(parameters).as_parameters()
+    if record is None:
+        if command is None:
+            command = (
+                f"judgerisk.report.build.render_report({str(given)!r}, {str(output)!r}, "
+                f"parameters={params!r})"
+            )
+        recorded = {"command": "report", **params}
+        record = make_record(command, recorded, {"panel": (panel_path, len(panel))}, started)
+    scores = _score_before_kernel(panel, params, progress, announce)
+    one_judge = scores.attrs["one_judge"]
+    nb = jupytext.read(report_notebook_path(one_judge))
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    # a private folder beside the output (never the system temp folder): a killed run's is
+    # swept by the next write there (judgerisk._util.safe_write.private_folder)
+    with private_folder(output.parent) as tmp:
+        scores_csv = Path(tmp) / "scores.csv"
+        scores_pq = Path(tmp) / "scores.parquet"
+        scores.to_parquet(scores_pq)
+        scores.reset_index().to_csv(scores_csv, index=False)
+        shown = shown_record if shown_record is not None else record
+        reproduce = {k: v for k, v in shown.items() if k != "_t0"}
+        reproduce["command_text"] = command_text(shown)
+        nb_params = {
+            "panel_path": str(panel_path),
+            **params,
+            "scores_path": str(scores_pq),
+            "warnings_text": scores.attrs.get("warnings", []),
+            "provenance": reproduce,
+        }
+        if one_judge:  # no panel scores: the LMM's settings do not apply
+            nb_params = {k: v for k, v in nb_params.items() if k not in ("n_seeds", "accelerate")}
+        executed = run_notebook(
+            nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
+        )
+        settings: dict[str, Any] = {"n_items": int(panel["item"].nunique())}
+        if one_judge:
+            settings["kind"] = "one judge in both orders"
+        else:
+            settings["seeds"] = scores.attrs["seeds"]
+        final = finish_record(record, settings)
+        executed.metadata.setdefault("judgerisk", {})["provenance"] = final
+        page = notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}")
+        extra = _scores_link(scores_csv, one_judge) + "\n" + html_record_tag(final) + "\n"
+        page = page.replace("\n</body></html>", "\n" + extra + "</body></html>")
+        _publish(output, page, executed, keep_notebook, exclusive=not overwrite)
+    return output
+
+
+def _publish(
+    output: Path, page: str, executed: Any, keep_notebook: str | Path | None, exclusive: bool
+) -> None:
+    """Write the page (and the executed notebook) atomically; ``exclusive``: onto free names
+    only (:class:`judgerisk._util.safe_write.OutputExistsError` when another process wrote one
+    meanwhile). In one folder the two are published as a unit."""
+    import nbformat
+
+    def _page(t: Path) -> None:
+        t.write_text(page, encoding="utf-8")
+
+    if keep_notebook is None:
+        atomic_write(output, _page, exclusive=exclusive)
+        return
+    notebook = Path(keep_notebook)
+
+    def _notebook(t: Path) -> None:
+        nbformat.write(executed, str(t))
+
+    if notebook.resolve().parent == output.resolve().parent:
+        atomic_write_group([(output, _page), (notebook, _notebook)], exclusive=exclusive)
+    else:
+        atomic_write(output, _page, exclusive=exclusive)
+        atomic_write(notebook, _notebook, exclusive=exclusive)
+
+
+def _score_before_kernel(
+    panel, params: dict, progress: bool, announce: Callable[[str], object] | None = None
+):
+    """The report's table (:func:`report_table`), computed here so that bad input fails early.
+
+    The notebook then reads it (``scores_path``) instead of scoring again. Warnings of the
+    scoring (thin items, dropped signals, ties, a judge that looks unflipped) are shown in the
+    report's warnings cell.
+    """
+    import warnings
+
+    one = one_judge_in_both_orders(panel)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if one:
+            warn_ties_and_orientation(panel)
+            doing = (
+                f"one judge in both orders: computing the BPE of {panel['item'].nunique()} "
+                "items (the per-item table alone: judgerisk bpe), then running the one-judge "
+                "report notebook"
+            )
+        else:
+            check_scorable(panel)
+            doing = (
+                f"scoring {panel['item'].nunique()} items with {params['n_seeds']} repetition(s) "
+                "of 5-fold cross-fitting, then running the report notebook"
+            )
+        if announce is not None:
+            announce(doing)
+        scores = report_table(panel, params, progress)
+    scores.attrs["warnings"] = sorted({str(w.message) for w in caught if w.category is UserWarning})
+    scores.attrs["one_judge"] = one
+    return scores
+
+
+#: The report's parameters and their defaults (:class:`judgerisk.options.ReportSettings`).
+REPORT_DEFAULTS = ReportSettings().as_parameters()
