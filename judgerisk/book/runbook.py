@@ -415,7 +415,11 @@ def _downloadable_sources(root: Path, html: Path) -> None:
         nb = nbformat.read(source, as_version=4)
         chapter = source.stem.split("_", 1)[0].lstrip("0")
         readable = downloadable_notebook(nb, chapter, root)
-        atomic_write(source, lambda tmp, nb=readable: nbformat.write(nb, str(tmp)))
+
+        def write(tmp: Path, notebook: Any = readable) -> None:
+            nbformat.write(notebook, str(tmp))
+
+        atomic_write(source, write)
 
 
 def main(argv: list[str] | None = None) -> int:
