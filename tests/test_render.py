@@ -50,7 +50,10 @@ def _chapter() -> nbformat.NotebookNode:
         metadata={
             "tags": ["hide-input"],
             "mystnb": {
-                "figure": {"name": "fig-ch05-bars", "caption": "Bars of the AUROC per judge."},
+                "figure": {
+                    "name": "fig-ch05-bars",
+                    "caption": "Bars of the AUROC per judge, as {numref}`fig-ch05-bars`.",
+                },
                 "image": {"alt": "A bar chart with one bar per judge."},
             },
         },
@@ -84,7 +87,8 @@ def test_render_resolves_glue_citations_admonitions_figures_and_conditions(tmp_p
     assert "{glue" not in html and "{cite}" not in html and ":::" not in html
     assert "0.812" in html and "0.81234" not in html  # formatted as the book formats it
     assert "GPT-4" in html and "Zeng et al. (2024)" in html.replace(", 2024", " (2024)")
-    assert "Fig. 5.1" in html and "Bars of the AUROC per judge." in html
+    assert "Fig. 5.1" in html and "Bars of the AUROC per judge, as Fig. 5.1." in html
+    assert "{numref}" not in html  # a caption's reference resolved too
     assert "A bar chart with one bar per judge." in html  # the alt text
     assert "(5.1)" in html and "\\tag{5.1}" in html  # the equation, numbered per chapter
     assert "admonition warning" in html and "Caveat" in html

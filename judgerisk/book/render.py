@@ -229,9 +229,11 @@ def resolve_myst(text: str, ctx: _Context) -> str:
     return ROLE.sub(lambda m: _role(ctx, m.group(1), m.group(2)), text)
 
 
-def _figure_html(cell: Any, number: str) -> str:
+def _figure_html(cell: Any, number: str, ctx: _Context | None = None) -> str:
     meta = cell.metadata["mystnb"]
     caption = meta["figure"].get("caption", "").strip()
+    if ctx is not None:  # a caption's references, as the book prints them
+        caption = resolve_myst(caption, ctx)
     alt = meta.get("image", {}).get("alt", "").strip()
     images = [o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {})]
     tags = "".join(
@@ -262,7 +264,7 @@ def book_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
         elif cell.cell_type == "code":
             name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
             if name and any("image/png" in o.get("data", {}) for o in cell.outputs):
-                figure = _figure_html(cell, ctx.figures[name])
+                figure = _figure_html(cell, ctx.figures[name], ctx)
                 cells.append(nbformat.v4.new_markdown_cell(figure))
                 continue
             if tags & {"hide-input", "remove-input", "hide-cell", "injected-parameters"}:
