@@ -463,6 +463,23 @@ def test_static_direction_detector():
     ]
 
 
+def _static_outside_objectives(markdown: str) -> list[str]:
+    return static_direction_sentences(_without_objectives(markdown))
+
+
+def _unchecked_sentences(stem: str, find) -> list[str]:
+    """Sentences ``find`` flags in a chapter's prose (exercises aside) that no code checks."""
+    cells = _cells(stem)
+    checks = claim_checks("\n".join(c.source for c in cells if c.cell_type == "code"))
+    return [
+        sentence
+        for c in cells
+        if c.cell_type == "markdown" and "{admonition} Exercise" not in c.source
+        for sentence in find(c.source)
+        if not any(check.lower() in sentence.lower() for check in checks)
+    ]
+
+
 @pytest.mark.parametrize("stem", CONVERTED)
 def test_no_static_sentence_states_a_direction(stem):
     """Every comparison a chapter states is generated from the comparison, or checked.
@@ -472,16 +489,7 @@ def test_no_static_sentence_states_a_direction(stem):
     numbers of a rerun can contradict. Glue the verb, or back the sentence with
     ``check_direction(..., sentence="...")`` or an ``assert`` whose comment quotes it.
     """
-    cells = _cells(stem)
-    code = "\n".join(c.source for c in cells if c.cell_type == "code")
-    checks = claim_checks(code)
-    unchecked = [
-        sentence
-        for c in cells
-        if c.cell_type == "markdown" and "{admonition} Exercise" not in c.source
-        for sentence in static_direction_sentences(_without_objectives(c.source))
-        if not any(check.lower() in sentence.lower() for check in checks)
-    ]
+    unchecked = _unchecked_sentences(stem, _static_outside_objectives)
     assert not unchecked, f"{stem}: typed direction sentences (glue or check them): {unchecked}"
 
 
@@ -524,16 +532,7 @@ def test_typed_direction_sentences_are_checked(stem):
     quotes it): a run whose numbers contradict the sentence then fails and the book does
     not build (``book/_authoring.md``, "Numbers in the prose").
     """
-    cells = _cells(stem)
-    code = "\n".join(c.source for c in cells if c.cell_type == "code")
-    checks = claim_checks(code)
-    unchecked = [
-        sentence
-        for c in cells
-        if c.cell_type == "markdown" and "{admonition} Exercise" not in c.source
-        for sentence in direction_sentences(c.source)
-        if not any(check in sentence for check in checks)
-    ]
+    unchecked = _unchecked_sentences(stem, direction_sentences)
     assert not unchecked, f"{stem}: direction sentences without a check: {unchecked}"
 
 
