@@ -63,6 +63,7 @@ CONVERTED = [
     "10_real_panels",
     "11_certified_panel_decisions",
     "12_conclusion",
+    "13_perturbation_families",
     "A1_lmm_numerics",
 ]
 

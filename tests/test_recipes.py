@@ -51,3 +51,22 @@ def test_aggregator_and_risk_score_recipes_run(registered, simulated_panel):
     scores = baseline_scores(panel, methods=("spread", "order_flips"))
     assert scores.notna().all().all() and (scores >= 0).all().all()
     assert get_risk_score("order_flips").uses_panel and not get_risk_score("spread").uses_panel
+
+
+def test_perturbation_family_recipe_runs():
+    from judgerisk.extract.perturb import perturb_items
+    from judgerisk.families import FAMILIES, family_pairs, unregister_family
+    from judgerisk.testing import tiny_items
+
+    block = next(b for b in BLOCKS if "register_family(" in b)
+    try:
+        exec(compile(block, "recipe_family", "exec"), {})
+        assert "tone" in FAMILIES
+        assert family_pairs(["original", "swap", "tone1", "swap_tone1"])["order"] == [
+            ("swap", "original"),
+            ("swap_tone1", "tone1"),
+        ]
+        shown = perturb_items(tiny_items(1), ["original", "tone1"])
+        assert shown.loc[1, "perturbation"].startswith("prompt prefixed with")
+    finally:
+        unregister_family("tone")

@@ -39,9 +39,10 @@ DEFINITIONS: dict[str, str] = {
         "prediction."
     ),
     "S": (
-        "The sensitivity signal of SCUR: the mean, over judges, of |p − p′|, the change in a "
-        "judge's probability that A wins between two conditions that differ by one "
-        "perturbation (the answer order for S_order, the rubric for S_rubric)."
+        "The sensitivity signal of SCUR: for each perturbation family (the answer order, the "
+        "rubric, the labels, ...), $S^F$ is the mean, over judges, of |p − p′|, the change in "
+        "a judge's probability that A wins between two conditions that differ by that "
+        "perturbation, and $z^S$ is the maximum of their normalised values."
     ),
 }
 
