@@ -28,6 +28,7 @@ __all__ = [
     "make_aggregator",
     "register_aggregator",
     "unregister_aggregator",
+    "voted_probs",
 ]
 
 
@@ -84,18 +85,16 @@ class BaseAggregator(ABC):
         """Fit on an item x judge table (the one named by :attr:`uses`). Returns ``self``.
 
         ``probs`` (canonical probabilities, same shape) is optional side information that only
-        rules which break ties by probability read (majority vote).
+        rules which break ties by probability read (majority vote); :attr:`labels_` uses it.
         """
         arr = self._check(table)
         if arr.shape[0] == 0 or arr.shape[1] == 0:
             raise ValueError(f"{type(self).__name__}: the table is empty (shape {arr.shape})")
         self.judges_ = pd.Index(table.columns)
-        post = self._fit(arr, table) if probs is None else self._fit_with(arr, table, probs)
+        self._fit_probs = voted_probs(table, probs)
+        post = self._fit(arr, table)
         self.posterior_ = pd.Series(post, index=table.index.copy(), name="posterior")
         return self
-
-    def _fit_with(self, arr: np.ndarray, table: pd.DataFrame, probs: pd.DataFrame) -> np.ndarray:
-        return self._fit(arr, table)
 
     def posterior(self, table: pd.DataFrame) -> pd.Series:
         """P(A) for (new) items with the fitted parameters frozen.
@@ -116,10 +115,16 @@ class BaseAggregator(ABC):
         """Verdicts "A"/"B" from posteriors: A iff P(A) > 1/2 (exactly 1/2 counts as B)."""
         return to_labels(np.asarray(posterior, dtype=np.float64) > 0.5)
 
-    def predict(self, table: pd.DataFrame) -> pd.Series:
-        """Verdicts ("A"/"B") for (new) items with the fitted parameters frozen."""
+    def predict(self, table: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.Series:
+        """Verdicts ("A"/"B") for (new) items with the fitted parameters frozen.
+
+        ``probs`` plays the part it plays in :meth:`fit`: given the same table and
+        probabilities, ``predict`` and :attr:`labels_` give the same verdicts (one tie rule,
+        :meth:`decide`).
+        """
         post = self.posterior(table)
-        return pd.Series(self.decide(post.to_numpy()), index=post.index, name="verdict")
+        verdict = self.decide(post.to_numpy(), voted_probs(table, probs))
+        return pd.Series(verdict, index=post.index, name="verdict")
 
     def fit_predict(self, table: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.Series:
         """Fit on ``table`` (and the optional ``probs``, as in :meth:`fit`); return :attr:`labels_`."""
@@ -127,15 +132,37 @@ class BaseAggregator(ABC):
 
     @property
     def labels_(self) -> pd.Series:
-        """Verdicts ("A"/"B") of the fitted items."""
+        """Verdicts ("A"/"B") of the fitted items, ties decided with the ``probs`` given to ``fit``."""
         self._check_fitted()
         post = self.posterior_
-        return pd.Series(self.decide(post.to_numpy()), index=post.index, name="verdict")
+        verdict = self.decide(post.to_numpy(), getattr(self, "_fit_probs", None))
+        return pd.Series(verdict, index=post.index, name="verdict")
 
     def __repr__(self) -> str:
         params = inspect.signature(type(self).__init__).parameters
         shown = [f"{k}={getattr(self, k)!r}" for k in params if k != "self" and hasattr(self, k)]
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def voted_probs(table: pd.DataFrame, probs: pd.DataFrame | None) -> pd.DataFrame | None:
+    """``probs`` aligned to ``table`` (its rows and judges), kept only where ``table`` has a vote.
+
+    The one alignment every verdict API applies before :meth:`BaseAggregator.decide`; a
+    probability missing where a vote is observed is an error, one present where the vote is
+    missing is ignored. ``None`` passes through.
+    """
+    if probs is None:
+        return None
+    p = probs.reindex(index=table.index, columns=table.columns).astype(np.float64)
+    observed = table.notna().to_numpy()
+    missing = np.isnan(p.to_numpy()) & observed
+    if missing.any():
+        row, col = np.argwhere(missing)[0]
+        raise ValueError(
+            f"probs is missing where votes are observed ({int(missing.sum())} cell(s); first: "
+            f"item {table.index[row]!r}, judge {table.columns[col]!r})"
+        )
+    return p.where(observed)
 
 
 def _adopt(name: str, obj: Any) -> None:
