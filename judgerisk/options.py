@@ -8,6 +8,7 @@ functions: one α check, one ``accelerate`` vocabulary, one data contract's cond
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -24,8 +25,10 @@ __all__ = [
     "InputError",
     "ORIGINAL",
     "OptionError",
+    "COUNT_MINIMA",
     "check_accelerate",
     "check_alpha",
+    "check_count",
 ]
 
 #: Default number of cross-fitting repetitions (library, command line, chapters): the count
@@ -115,6 +118,34 @@ def check_alpha(alpha: float | str) -> float:
     return a
 
 
+#: The smallest value of each count option. One table for the settings objects, the library
+#: functions and the command line (all check counts with :func:`check_count`): K-fold
+#: cross-fitting needs three folds (fit, reference and evaluation are three different folds).
+COUNT_MINIMA: dict[str, int] = {"n_folds": 3, "seed": 0, "n_boot": 1, "n_seeds": 1, "n_splits": 1}
+
+
+def check_count(name: str, value: object, minimum: int | None = None) -> int:
+    """A count option (``n_folds``, ``n_seeds``, ``n_boot``, ...) as an ``int``, or an
+    :class:`OptionError` naming it.
+
+    The bound is :data:`COUNT_MINIMA`'s for ``name`` (1 for a name it does not list) unless
+    ``minimum`` is given. Booleans and non-integers (``2.5``, ``"3"``) are refused.
+
+    Examples
+    --------
+    >>> check_count("n_folds", 5)
+    5
+    >>> check_count("n_folds", 2)
+    Traceback (most recent call last):
+    ...
+    judgerisk.options.OptionError: n_folds must be an integer >= 3, got 2
+    """
+    lo = COUNT_MINIMA.get(name, 1) if minimum is None else minimum
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
+        raise OptionError(f"{name} must be an integer >= {lo}, got {value!r}")
+    return int(value)
+
+
 class _Settings:
     """What the settings objects share: defaults overridden by a mapping, and back to one."""
 
@@ -137,10 +168,9 @@ class _Settings:
         return asdict(self)  # type: ignore[call-overload]
 
 
-def _check_positive(settings: object, *names: str) -> None:
+def _check_counts(settings: object, *names: str) -> None:
     for name in names:
-        if int(getattr(settings, name)) < 1:
-            raise OptionError(f"{name} must be >= 1, got {getattr(settings, name)!r}")
+        check_count(name, getattr(settings, name))
 
 
 @dataclass(frozen=True)
@@ -172,7 +202,7 @@ class ReportSettings(_Settings):
     def __post_init__(self) -> None:
         check_alpha(self.alpha)
         check_accelerate(self.accelerate)
-        _check_positive(self, "n_seeds", "n_splits")
+        _check_counts(self, "n_seeds", "seed", "n_splits")
 
 
 @dataclass(frozen=True)
@@ -191,7 +221,7 @@ class ScoreSettings(_Settings):
     protocol : str, default "kfold"
         Way of drawing the cross-fitting splits (:data:`PROTOCOLS`).
     n_folds : int, default 5
-        Folds of each repetition under ``"kfold"``.
+        Folds of each repetition under ``"kfold"`` (at least 3, :data:`COUNT_MINIMA`).
     accelerate : str, default "anderson"
         The LMM's solver (:data:`ACCELERATIONS`).
     """
@@ -207,7 +237,7 @@ class ScoreSettings(_Settings):
 
     def __post_init__(self) -> None:
         check_accelerate(self.accelerate)
-        _check_positive(self, "n_seeds", "n_folds")
+        _check_counts(self, "n_seeds", "seed", "n_folds")
         if self.protocol not in PROTOCOLS:
             raise OptionError(f"protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
 

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from judgerisk.options import DEFAULT_REPEATS, PROTOCOLS
+from judgerisk.options import DEFAULT_REPEATS, PROTOCOLS, check_count
 
 __all__ = [
     "DEFAULT_REPEATS",
@@ -163,12 +163,11 @@ def fold_labels(items: Iterable, seed: int | None, n_folds: int = 5) -> pd.Serie
         Fold number 0 .. K-1 by item (sorted, index name ``"item"``), named ``"fold"``. Fold
         sizes differ by at most one.
     """
-    if isinstance(n_folds, bool) or int(n_folds) != n_folds or n_folds < 3:
-        raise ValueError(f"n_folds must be an integer >= 3, got {n_folds!r}")
+    n_folds = check_count("n_folds", n_folds)
     index = split_items(items, seed, (1.0, 0.0, 0.0)).index
     perm = np.random.default_rng(seed).permutation(len(index))
     folds = np.empty(len(index), dtype=np.int64)
-    folds[perm] = np.arange(len(index)) % int(n_folds)
+    folds[perm] = np.arange(len(index)) % n_folds
     return pd.Series(folds, index=index, name="fold")
 
 

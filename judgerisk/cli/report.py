@@ -14,6 +14,7 @@ from judgerisk.cli.common import (
     add_progress,
     alpha,
     command_options,
+    count_of,
     positive_int,
     say,
     seed,
@@ -47,7 +48,7 @@ class Report(Command):
         rs = ReportSettings()  # the report's one set of defaults
         p.add_argument(
             "--n-seeds",
-            type=positive_int,
+            type=count_of("n_seeds"),
             default=rs.n_seeds,
             help="repetitions of 5-fold cross-fitting averaged in SCUR",
         )
@@ -55,7 +56,7 @@ class Report(Command):
         p.add_argument("--alpha", type=alpha, default=rs.alpha, help="target false discovery rate")
         p.add_argument(
             "--n-splits",
-            type=positive_int,
+            type=count_of("n_splits"),
             default=rs.n_splits,
             help="calibration/test splits (gold only)",
         )

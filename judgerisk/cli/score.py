@@ -14,6 +14,7 @@ from judgerisk.cli.common import (
     add_progress,
     check_output,
     command_record,
+    count_of,
     names,
     panel_size,
     positive_int,
@@ -63,7 +64,7 @@ class Score(Command):
         ss = ScoreSettings()  # the score command's one set of defaults
         p.add_argument(
             "--n-seeds",
-            type=positive_int,
+            type=count_of("n_seeds"),
             default=ss.n_seeds,
             help="repetitions of the cross-fitting (each scores every item once)",
         )
@@ -73,6 +74,12 @@ class Score(Command):
             default=ss.protocol,
             help="'kfold': repeated 5-fold cross-fitting; 'paper': the paper's independent "
             "random fit/reference/evaluation splits (some items may stay unscored)",
+        )
+        p.add_argument(
+            "--n-folds",
+            type=count_of("n_folds"),
+            default=ss.n_folds,
+            help="folds K of each repetition under --protocol kfold (at least 3)",
         )
         # removed with the top-up: refused with a one-line error (exit 2) if given
         p.add_argument(

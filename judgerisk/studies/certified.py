@@ -59,7 +59,7 @@ from judgerisk._util.progress import progress_bar
 from judgerisk._util.registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name
-from judgerisk.options import ScoreSettings, SelectSettings
+from judgerisk.options import ScoreSettings, SelectSettings, check_count
 from judgerisk.panel import (
     CONDITIONS,
     ORIGINAL,
@@ -194,8 +194,11 @@ def score_panel(
     ------
     PanelError
         For a panel that breaks the contract (unknown condition names included), fewer than
-        two judges (:func:`judgerisk.panel.check_scorable`), or ``n_seeds`` / ``seed`` /
-        ``n_folds`` that are not integers of the right range, or a ``max_seeds``.
+        two judges (:func:`judgerisk.panel.check_scorable`), or a ``max_seeds``.
+    OptionError
+        For ``n_seeds`` / ``seed`` / ``n_folds`` that are not integers of the right range
+        (:func:`judgerisk.options.check_count`, the check of :class:`ScoreSettings` and the
+        command line).
 
     Notes
     -----
@@ -206,9 +209,8 @@ def score_panel(
     evaluation scores enter, and every item has R of them, so labelled and unlabelled items
     are treated identically (see the module docstring).
     """
-    _check_count("n_seeds", n_seeds)
-    _check_count("seed", seed, minimum=0)
-    _check_count("n_folds", n_folds, minimum=3)
+    for name, value in (("n_seeds", n_seeds), ("seed", seed), ("n_folds", n_folds)):
+        check_count(name, value)
     if max_seeds is not None:
         raise PanelError(
             f"max_seeds={max_seeds!r}: there is no top-up any more; every repetition scores "
@@ -272,12 +274,6 @@ def accelerate_options(accelerate: str | None = _SCORE.accelerate) -> dict[str, 
     """``scur_options`` for the command line's ``--accelerate`` (one of
     :data:`judgerisk.validation.ACCELERATIONS`)."""
     return {"lmm_params": {"accelerate": check_accelerate(accelerate)}}
-
-
-def _check_count(name: str, value: object, minimum: int = 1) -> None:
-    """An integer option of at least ``minimum``, or a :class:`PanelError` naming it."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise PanelError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
