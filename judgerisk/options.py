@@ -14,6 +14,8 @@ from typing import Any
 
 __all__ = [
     "ACCELERATIONS",
+    "ANALYSIS",
+    "AnalysisSettings",
     "ReportSettings",
     "ScoreSettings",
     "SelectSettings",
@@ -171,6 +173,58 @@ class _Settings:
 def _check_counts(settings: object, *names: str) -> None:
     for name in names:
         check_count(name, getattr(settings, name))
+
+
+@dataclass(frozen=True)
+class AnalysisSettings(_Settings):
+    """The analyses' shared defaults: one object every function reads its default from.
+
+    :data:`ANALYSIS` is the instance the signatures use (``fractions=ANALYSIS.fractions``), so
+    the split fractions, the bootstrap size and the thresholds are written once (a test greps
+    the package for other copies). Pass another value to a function to change it there.
+
+    Attributes
+    ----------
+    fractions : tuple of three floats, default (0.5, 0.3, 0.2)
+        Fit / reference / evaluation shares of the paper's random splits (methods reference
+        §2: "fit, reference and evaluation splits in a 50/30/20 ratio").
+    n_boot : int, default 2000
+        Bootstrap resamples of the items in the paired comparisons.
+    hc_threshold : float, default 0.8
+        Share of the judges that must agree for an item to be high-consensus.
+    prob_threshold : float, default 0.8
+        The same for the probability-weighted consensus (mean canonical probability of the
+        winning answer).
+    level : float, default 0.95
+        Confidence level of the bootstrap intervals.
+    elevated_z : float, default 0.9
+        A signal's z at or above which an item's explanation calls it elevated.
+    min_verdict_mass : float, default 0.5
+        Share of the judge's probability on the two verdict tokens below which extraction
+        warns (the prompt does not elicit a verdict).
+    """
+
+    _command = "analysis"
+
+    fractions: tuple[float, float, float] = (0.5, 0.3, 0.2)
+    n_boot: int = 2000
+    hc_threshold: float = 0.8
+    prob_threshold: float = 0.8
+    level: float = 0.95
+    elevated_z: float = 0.9
+    min_verdict_mass: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_count("n_boot", self.n_boot)
+        if len(self.fractions) != 3 or abs(sum(self.fractions) - 1.0) > 1e-9:
+            raise OptionError(f"fractions must be three shares summing to 1, got {self.fractions}")
+        for name in ("hc_threshold", "prob_threshold", "level", "min_verdict_mass"):
+            if not 0.0 < getattr(self, name) <= 1.0:
+                raise OptionError(f"{name} must be in (0, 1], got {getattr(self, name)!r}")
+
+
+#: The analyses' defaults (:class:`AnalysisSettings`), read by every function's signature.
+ANALYSIS = AnalysisSettings()
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from judgerisk.extract.parts import (
 )
 from judgerisk.extract.prompts import render_chats, rendered_prompts
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import CONDITIONS, validate_panel
 
 __all__ = [
@@ -176,7 +177,7 @@ def extract_logprobs(
     *,
     template: Any = "pairwise_v1",
     chat_template: str | None = None,
-    min_verdict_mass: float = 0.5,
+    min_verdict_mass: float = ANALYSIS.min_verdict_mass,
 ) -> pd.DataFrame:
     """Verdict-token log-probabilities of a judge on every item under every condition.
 
@@ -301,7 +302,7 @@ def run_judge(
     out_dir: str | os.PathLike | None = None,
     progress: bool = False,
     template: Any = "pairwise_v1",
-    min_verdict_mass: float = 0.5,
+    min_verdict_mass: float = ANALYSIS.min_verdict_mass,
     provenance: dict | None = None,
 ) -> pd.DataFrame:
     """The one extraction loop: any :class:`Judge` over items, resumable, sharded, with progress.

@@ -24,7 +24,7 @@ Public API (stable; other modules code against it)
     fitted ``lmm`` (``delta_``, ``kappa_``, ``sigma_``).
 ``combine_scur(z) -> Series "scur"``
     ``1 - prod max(1 - z, 1e-12)`` over the columns ``z_U, z_C, z_S`` present in ``z``.
-``scur_scores(panel, seed, splits=(0.5, 0.3, 0.2), c_kind="xent", s_kind="prob",
+``scur_scores(panel, seed, splits=ANALYSIS.fractions, c_kind="xent", s_kind="prob",
 u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf", split=None,
 check_input=True) -> ScurResult`` (``split``: a given fold of
 :func:`judgerisk.splits.cross_fit_splits`)
@@ -77,6 +77,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.special import entr
 
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import CONDITIONS, FAMILIES, ORIGINAL, PanelError, validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
@@ -524,7 +525,7 @@ def _normalise(
 def scur_scores(
     panel: pd.DataFrame,
     seed: int,
-    splits: Sequence[float] = (0.5, 0.3, 0.2),
+    splits: Sequence[float] = ANALYSIS.fractions,
     c_kind: str = "xent",
     s_kind: str = "prob",
     u_conditions: str = "original",
@@ -544,7 +545,7 @@ def scur_scores(
     seed : int
         Seed of the item split (:func:`judgerisk.splits.split_items`) and the LMM's
         ``random_state``; the same seed gives identical numbers.
-    splits : sequence of three floats, default (0.5, 0.3, 0.2)
+    splits : sequence of three floats, default ``ANALYSIS.fractions``
         Fit / reference / evaluation fractions.
     c_kind : {"xent", "residual"}, default "xent"
         Variant of C (:func:`signal_c`).
@@ -813,7 +814,10 @@ def _judge_by_condition(rows: pd.DataFrame, value: str) -> pd.DataFrame:
 
 
 def explain(
-    result: ScurResult, item: Any, panel: pd.DataFrame | None = None, threshold: float = 0.9
+    result: ScurResult,
+    item: Any,
+    panel: pd.DataFrame | None = None,
+    threshold: float = ANALYSIS.elevated_z,
 ) -> ItemExplanation:
     """The scores of one reference or evaluation item and the responses behind them.
 
@@ -826,7 +830,7 @@ def explain(
     panel : pandas.DataFrame, optional
         Panel to read the judges' responses from; default ``result.predictions`` (which
         holds every observed cell of the scored items).
-    threshold : float, default 0.9
+    threshold : float, default ``ANALYSIS.elevated_z``
         A signal counts as elevated in ``reason`` when its z is at least this.
 
     Returns
@@ -862,7 +866,10 @@ def explain(
 
 
 def riskiest(
-    result: ScurResult, n: int = 10, split: str = "evaluation", threshold: float = 0.9
+    result: ScurResult,
+    n: int = 10,
+    split: str = "evaluation",
+    threshold: float = ANALYSIS.elevated_z,
 ) -> pd.DataFrame:
     """The ``n`` highest-SCUR items with their z's, vote split and reasons (Table-2-like).
 
@@ -871,7 +878,7 @@ def riskiest(
     result : ScurResult
     n : int, default 10
     split : {"evaluation", "reference"}, default "evaluation"
-    threshold : float, default 0.9
+    threshold : float, default ``ANALYSIS.elevated_z``
         z at or above which a signal is named as a reason.
 
     Returns

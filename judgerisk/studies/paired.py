@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import PanelError
 from judgerisk.risk.registry import BASELINES
 from judgerisk.studies.analysis import SUBSET_NAMES
@@ -179,8 +180,8 @@ def paired_auroc_difference(
     errors: npt.ArrayLike,
     groups: npt.ArrayLike | None = None,
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> PairedDifference:
     """Paired bootstrap of the AUROC difference of two scores over the same items.
@@ -193,9 +194,9 @@ def paired_auroc_difference(
         Error labels (positive class = error).
     groups : array-like, optional
         Vote patterns: compare only (error, correct) pairs within a pattern (matched votes).
-    n_boot : int, default 2000
+    n_boot : int, default ``ANALYSIS.n_boot``
         Bootstrap resamples of the items.
-    level : float, default 0.95
+    level : float, default ``ANALYSIS.level``
         Coverage of the percentile interval.
     random_state : int, optional
         Seed of the resamples (the same seed gives the same interval).
@@ -302,8 +303,8 @@ def compare_pairs(
     pairs: Sequence[tuple[str, str]],
     subsets: Sequence[str] = ("all", "hc", "matched"),
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
     """Paired AUROC differences of pairs of pooled scores, per subset.
@@ -393,8 +394,8 @@ def compare_scores(
     others: Sequence[str] | None = None,
     subsets: Sequence[str] = ("all", "hc", "matched"),
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
     """Paired AUROC differences of one pooled score against others, per subset.
