@@ -245,6 +245,14 @@ class ReportSettings(_Settings):
         Random calibration/test splits of the validity check (gold only).
     accelerate : str, default "anderson"
         The LMM's solver (:data:`ACCELERATIONS`).
+    aggregators : tuple of str or None, default None
+        Aggregators the report compares (the first one's verdict is certified); ``None`` is
+        :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote, Dawid–Skene,
+        then every aggregator registered beyond the built-ins).
+    certified_scores : tuple of str or None, default None
+        Risk scores whose certified decisions the report compares; ``None`` is
+        :data:`judgerisk.risk.registry.CERTIFIED` (SCUR, PE, then every score registered
+        beyond the built-ins).
     """
 
     n_seeds: int = 3
@@ -252,6 +260,8 @@ class ReportSettings(_Settings):
     alpha: float = 0.1
     n_splits: int = 1000
     accelerate: str = DEFAULT_ACCELERATE
+    aggregators: tuple[str, ...] | None = None
+    certified_scores: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         check_alpha(self.alpha)
@@ -270,8 +280,10 @@ class ScoreSettings(_Settings):
         Repetitions of the cross-fitting.
     seed : int, default 0
         First split's seed.
-    aggregators : tuple of str, default ("majority", "dawid_skene")
-        Aggregators whose verdicts and posteriors are added to the score table.
+    aggregators : tuple of str or None, default None
+        Aggregators whose verdicts and posteriors are added to the score table; ``None`` is
+        :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote, Dawid–Skene,
+        then every aggregator registered beyond the built-ins).
     protocol : str, default "kfold"
         Way of drawing the cross-fitting splits (:data:`PROTOCOLS`).
     n_folds : int, default 5
@@ -284,7 +296,7 @@ class ScoreSettings(_Settings):
 
     n_seeds: int = DEFAULT_REPEATS
     seed: int = 0
-    aggregators: tuple[str, ...] = ("majority", "dawid_skene")
+    aggregators: tuple[str, ...] | None = None
     protocol: str = PROTOCOLS[0]
     n_folds: int = 5
     accelerate: str = DEFAULT_ACCELERATE

@@ -22,11 +22,13 @@ from judgerisk.validation import align_judges, check_probs, check_votes, to_labe
 
 __all__ = [
     "AGGREGATORS",
+    "REPORTED_AGGREGATORS",
     "BaseAggregator",
     "aggregator_name",
     "get_aggregator",
     "make_aggregator",
     "register_aggregator",
+    "reported_aggregators",
     "unregister_aggregator",
     "voted_probs",
 ]
@@ -276,3 +278,13 @@ def make_aggregator(
 #: Names accepted by :func:`judgerisk.aggregators.aggregate`, in registration order (the order
 #: used by reports and figures). A live view of the registry: a newly registered rule appears.
 AGGREGATORS: Sequence[str] = _REGISTRY.names()
+#: The aggregators a score table and a report show by default: majority vote and Dawid–Skene
+#: (the fast built-ins; MACE, GLAD and CARE on request), then every rule registered beyond the
+#: five built-ins, so a plug-in or a rule registered at run time reaches ``judgerisk score``
+#: and ``judgerisk report`` without an option. A live view.
+REPORTED_AGGREGATORS: Sequence[str] = _REGISTRY.reported(("majority", "dawid_skene"))
+
+
+def reported_aggregators(names: Sequence[str | BaseAggregator] | None) -> tuple:
+    """``names`` as a tuple, or :data:`REPORTED_AGGREGATORS` for ``None`` (the default)."""
+    return tuple(REPORTED_AGGREGATORS if names is None else names)

@@ -15,13 +15,19 @@ from judgerisk.cli.common import (
     alpha,
     command_options,
     count_of,
+    names,
     positive_int,
     say,
     seed,
     settings_from,
 )
-from judgerisk.cli.score import ACCELERATE_HELP, panel_sizes
-from judgerisk.options import ACCELERATIONS, ReportSettings
+from judgerisk.cli.score import (
+    ACCELERATE_HELP,
+    AGGREGATORS_DEFAULT,
+    check_aggregators,
+    panel_sizes,
+)
+from judgerisk.options import ACCELERATIONS, OptionError, ReportSettings
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -63,6 +69,20 @@ class Report(Command):
         p.add_argument(
             "--accelerate", choices=ACCELERATIONS, default=rs.accelerate, help=ACCELERATE_HELP
         )
+        p.add_argument(
+            "--aggregators",
+            type=names,
+            default=rs.aggregators,
+            help="comma-separated aggregators to compare, the first one certified "
+            f"(default: {AGGREGATORS_DEFAULT})",
+        )
+        p.add_argument(
+            "--certified-scores",
+            type=names,
+            default=rs.certified_scores,
+            help="comma-separated risk scores whose certified decisions to compare (default: "
+            "scur,pe, then every risk score registered beyond the built-ins)",
+        )
         p.add_argument("--timeout", type=positive_int, default=600, help="seconds per cell")
         add_progress(p)
         add_overwrite(p)
@@ -71,6 +91,8 @@ class Report(Command):
         from judgerisk._util.progress import want_progress
         from judgerisk.report.build import render_report
 
+        check_aggregators(args.aggregators)  # None (the default) stays None in the record
+        check_certified_scores(args.certified_scores)
         out = render_report(
             args.panel,
             args.output,
@@ -111,6 +133,19 @@ class Report(Command):
             record, record["inputs"]["panel"]["path"], _settings(record).as_parameters()
         )
         return compare_visible(path.read_text(encoding="utf-8"), page, rtol, atol)
+
+
+def check_certified_scores(names: tuple[str, ...] | None) -> tuple[str, ...]:
+    """``--certified-scores`` resolved (``None``: SCUR, PE and the registered extensions)."""
+    from judgerisk.risk.registry import CERTIFIED, COMPARED
+
+    resolved = tuple(CERTIFIED if names is None else names)
+    unknown = [n for n in resolved if n not in COMPARED]
+    if unknown:
+        raise OptionError(
+            f"--certified-scores: unknown risk score(s) {unknown}; choose among {list(COMPARED)}"
+        )
+    return resolved
 
 
 def _settings(record: dict) -> ReportSettings:

@@ -21,6 +21,7 @@ from judgerisk._util.registry import Registry
 
 __all__ = [
     "BASELINES",
+    "CERTIFIED",
     "COMPARED",
     "COMPONENTS",
     "RISK_SCORES",
@@ -143,6 +144,10 @@ COMPONENTS: Sequence[str] = _REGISTRY.names(lambda s: s.kind == "component")
 BASELINES: Sequence[str] = _REGISTRY.names(lambda s: s.kind == "baseline")
 #: The scores the error-ranking analyses compare: SCUR, then every baseline-kind score.
 COMPARED: Sequence[str] = _REGISTRY.names(lambda s: s.kind != "component")
+#: The scores whose certified decisions a report compares: SCUR and PE (the paper's two), then
+#: every score registered beyond the built-ins, so an extension reaches the certification
+#: without an option. A live view.
+CERTIFIED: Sequence[str] = _REGISTRY.reported(("scur", "pe"))
 
 
 def register_risk_score(

@@ -58,7 +58,7 @@ import pandas as pd
 from judgerisk._util.progress import progress_bar
 from judgerisk._util.registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
-from judgerisk.aggregators.base import BaseAggregator, aggregator_name
+from judgerisk.aggregators.base import BaseAggregator, aggregator_name, reported_aggregators
 from judgerisk.options import ScoreSettings, SelectSettings, check_count
 from judgerisk.panel import (
     CONDITIONS,
@@ -72,7 +72,7 @@ from judgerisk.panel import (
 )
 from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
-from judgerisk.risk.registry import COMPONENTS
+from judgerisk.risk.registry import CERTIFIED, COMPONENTS
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import (
@@ -138,7 +138,7 @@ def score_panel(
     panel: pd.DataFrame,
     n_seeds: int = _SCORE.n_seeds,
     seed: int = _SCORE.seed,
-    aggregators: Sequence[str | BaseAggregator] = _SCORE.aggregators,
+    aggregators: Sequence[str | BaseAggregator] | None = _SCORE.aggregators,
     baselines: Sequence[str] = BASELINES,
     max_seeds: int | None = None,
     scur_options: dict | None = None,
@@ -161,8 +161,9 @@ def score_panel(
         number of independent random splits.
     seed : int, default 0
         First seed.
-    aggregators : sequence of str, default ("majority", "dawid_skene")
-        Aggregators (:func:`judgerisk.aggregators.aggregate.aggregate`) whose verdicts ("A"/"B") and
+    aggregators : sequence of str, optional
+        Default :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote,
+        Dawid–Skene, then every aggregator registered beyond the built-ins). Aggregators (:func:`judgerisk.aggregators.aggregate.aggregate`) whose verdicts ("A"/"B") and
         posteriors are added as columns ``<name>`` and ``<name>_posterior``.
     baselines : sequence of str, default all of :data:`judgerisk.risk.baselines.BASELINES`
         PE, VE, MSP, DS entropy (Dawid–Skene fitted on all items, label-free).
@@ -252,7 +253,7 @@ def score_panel(
     if baselines:
         base = baseline_scores(unlabelled, fit_items=items, items=items, methods=tuple(baselines))
         out = out.join(base)
-    for method in aggregators:
+    for method in reported_aggregators(aggregators):
         name = aggregator_name(method)
         agg = aggregate(unlabelled, method, random_state=seed).set_index("item")
         out[name] = agg["verdict"].reindex(items)
@@ -492,7 +493,7 @@ def certify_panel(
     n_seeds: int = 5,
     seed: int = 0,
     verdict: str = "majority",
-    panel_scores: Sequence[str] = ("scur", "pe"),
+    panel_scores: Sequence[str] = CERTIFIED,
     single_judge: str | None = "best",
     scores: pd.DataFrame | None = None,
     scur_options: dict | None = None,
@@ -515,8 +516,10 @@ def certify_panel(
         Passed to :func:`score_panel` (ignored when ``scores`` is given).
     verdict : str, default "majority"
         Aggregator whose verdict is certified.
-    panel_scores : sequence of str, default ("scur", "pe")
-        Panel risk scores used as SCOPE's uncertainty.
+    panel_scores : sequence of str, default :data:`judgerisk.risk.registry.CERTIFIED`
+        Panel risk scores used as SCOPE's uncertainty: SCUR, PE, then every score registered
+        beyond the built-ins (those missing from a given ``scores`` table are skipped when
+        left at the default).
     single_judge : str or None, default "best"
         Judge whose BPE (own verdict, both orders) is the single-judge comparison; ``"best"`` =
         :func:`best_single_judge` (oracle choice); ``None`` skips it. Skipped with a warning when
@@ -543,6 +546,9 @@ def certify_panel(
     panel = validate_panel(panel, conditions=CONDITIONS)
     if "gold" not in panel.columns:
         raise PanelError("certify_panel needs a panel with a 'gold' column")
+    if panel_scores is CERTIFIED and scores is not None:  # the default: the scores present
+        panel_scores = [c for c in CERTIFIED if c in scores.columns]
+    panel_scores = list(panel_scores)
     unknown_scores = [c for c in panel_scores if scores is not None and c not in scores.columns]
     if scores is None:
         unknown_scores = [c for c in panel_scores if c not in RISK_SCORES]
