@@ -765,7 +765,9 @@ def to_long(wide: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL)
     Returns the *unvalidated* long rows ``item, judge, condition, <value>``; pass them
     through :func:`validate_panel` (after adding ``gold`` if needed).
     """
-    long = wide.rename_axis(index="item", columns="judge").stack().rename(value).reset_index()
+    # stack() keeps NaN cells in pandas 3 and drops them in pandas 2: dropped here, in both
+    long = wide.rename_axis(index="item", columns="judge").stack().dropna()
+    long = long.rename(value).reset_index()
     long.insert(2, "condition", condition)
     return long
 

@@ -323,6 +323,36 @@ def test_every_command_writes_one_record_shape(folder, capsys):
     assert labels["parameters"] == read_record("p.csv")["parameters"]
 
 
+@pytest.mark.parametrize(
+    ("argv", "target"),
+    [
+        (["report", "panel.csv", "-o", "r.html", "--n-seeds", "2"], "judgerisk.report.build.render_report"),
+        (["run", "01", "--small", "-o", "n.ipynb"], "judgerisk.book.rerun.run_chapter"),
+    ],
+)  # fmt: skip
+def test_report_and_run_records_come_from_the_one_helper(folder, monkeypatch, argv, target):
+    """``report`` and ``run`` hand their builders the record ``command_record`` made."""
+    from judgerisk.cli.common import command_options
+    from judgerisk.provenance import make_record
+
+    seen = {}
+
+    def _fake(*args, **kwargs):
+        seen.update(kwargs)
+        return (Path(argv[-1]), 0.0) if argv[0] == "run" else Path(argv[-1])
+
+    monkeypatch.setattr(target, _fake)
+    assert main(argv) == EXIT_OK
+    record = seen["record"]
+    assert sorted(record) == sorted(make_record(["judgerisk"], {}))
+    assert record["command"] == ["judgerisk", *argv]
+    parsed = cli.build_parser(extract=False).parse_args(argv)
+    expected = {"command": argv[0], **command_options(parsed)}
+    assert record["parameters"] == json.loads(json.dumps(expected, default=str))
+    if argv[0] == "report":
+        assert record["inputs"]["panel"]["rows"] == len(pd.read_csv("panel.csv"))
+
+
 def test_verify_holds_no_default_of_any_command():
     """Each command recomputes its outputs from its own settings; verify names none of them."""
     from judgerisk.cli.common import COMMANDS, Command, get_command

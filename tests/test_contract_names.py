@@ -132,7 +132,8 @@ def test_nfc_and_nfd_spellings_are_one_judge_with_a_warning(small, tmp_path):
         with pytest.warns(UserWarning, match="Unicode form were merged") as rec:
             out = load_panel(_write(panel, tmp_path / f"p{fmt}"))
         assert sorted(out["judge"].unique()) == sorted({nfc, "J2", "J3"}), fmt
-        assert "'Jose\\u0301'" in str(rec[0].message)
+        ours = [w for w in rec if w.category is UserWarning]  # (old pyarrow adds its own)
+        assert "'Jose\\u0301'" in str(ours[0].message)
     only_nfd = small.assign(judge=small["judge"].replace({"J1": nfd}))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # one spelling: normalised, nothing merged, no warning

@@ -31,6 +31,23 @@ def test_write_my_judge_never_overwrites(tmp_path):
     assert pd.read_csv(target).columns.tolist() == ["item", "logit_fwd", "logit_rev", "gold"]
 
 
+def test_write_my_judge_keeps_a_file_that_appears_meanwhile(tmp_path, monkeypatch):
+    """Through the one safe writer: onto a free name only, so a racing file survives."""
+    import judgerisk.datasets.examples as examples
+
+    target = tmp_path / "my_judge.csv"
+
+    def _table_then_a_rival():
+        target.write_text("theirs")  # another process wins the name while the table is made
+        return my_judge_table()
+
+    monkeypatch.setattr(examples, "my_judge_table", _table_then_a_rival)
+    with pytest.raises(FileExistsError):
+        write_my_judge(target)
+    assert target.read_text() == "theirs"
+    assert [p.name for p in tmp_path.iterdir()] == ["my_judge.csv"]  # no temporary left
+
+
 def test_one_validity_rule():
     alpha, se = np.array([0.1, 0.1, 0.1]), np.array([0.01, 0.01, np.nan])
     mean = np.array([0.1 + (VALID_SE - 0.5) * 0.01, 0.1 + (VALID_SE + 0.5) * 0.01, 0.1])

@@ -40,3 +40,12 @@ def test_cli_parser_loads_neither_pandas_nor_estimators():
     mods = _loaded_after("from judgerisk.cli import build_parser\nbuild_parser(extract=False)")
     assert not {m for m in (*HEAVY, "pandas", "numpy") if m in mods}
     assert not any(m.startswith(("judgerisk.risk", "judgerisk.extract")) for m in mods)
+
+
+def test_cli_parser_reads_no_package_metadata():
+    """The version and the plug-ins are read when asked (``--version``, a command that runs)."""
+    if "importlib.metadata" in _loaded_after("pass"):
+        pytest.skip("this interpreter imports importlib.metadata at start-up (a .pth file)")
+    mods = _loaded_after("from judgerisk.cli import build_parser\nbuild_parser(extract=False)")
+    assert "importlib.metadata" not in mods
+    assert not any(m.startswith("judgerisk.report") for m in mods)

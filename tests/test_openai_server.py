@@ -22,14 +22,17 @@ import pytest
 from judgerisk.extract.local_server import LocalServer, llama_server_available
 
 # without the extract extra (CI's quick suites on other Pythons) there is no in-process judge to
-# compare with: skipped; with it, CI must also have the server (make test installs both)
+# compare with: skipped. The server is opt-in for a first `make test` (the server extra builds
+# llama.cpp from source); CI installs it (make test WITH_SERVER=1) and must have it.
 torch = pytest.importorskip("torch")
 pytest.importorskip("gguf")
 if not llama_server_available():
     if os.environ.get("CI") == "true":
         raise RuntimeError("CI=true: the llama.cpp server (the 'server' extra) must be installed")
     pytest.skip(
-        "llama-cpp-python[server] is not installed (pip install -e '.[server]'; make test does)",
+        "the llama.cpp server tests are opt-in: llama-cpp-python[server] is not installed "
+        "(it builds llama.cpp from source, about 11 minutes on 2 cores the first time); "
+        "to run them: make test WITH_SERVER=1",
         allow_module_level=True,
     )
 torch.set_num_threads(1)

@@ -19,7 +19,6 @@ import importlib
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from importlib import metadata
 from typing import Any, Generic, TypeVar, overload
 
 __all__ = ["ENTRY_POINT_GROUPS", "NameView", "Registry", "load_entry_points"]
@@ -45,6 +44,8 @@ def load_entry_points(group: str, adopt: Callable[[str, Any], None] | None = Non
     did not. A plug-in that fails to load is reported as a ``RuntimeWarning`` naming it and
     skipped, so one broken package never disables the others or the built-ins.
     """
+    from importlib import metadata  # on first use: judgerisk --help reads no entry point
+
     loaded = []
     for ep in metadata.entry_points(group=group):
         try:

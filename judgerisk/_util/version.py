@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import cache
-from importlib import metadata
 
 __all__ = ["package_version"]
 
@@ -11,6 +10,8 @@ __all__ = ["package_version"]
 @cache
 def package_version() -> str:
     """The installed judgerisk's version (``"0+unknown"`` for a source tree never installed)."""
+    from importlib import metadata  # on first use: judgerisk --help reads no metadata
+
     try:
         return metadata.version("judgerisk")
     except metadata.PackageNotFoundError:

@@ -23,6 +23,7 @@ from judgerisk.book.runbook import Parameter, chapter_parameters, parameters_mar
 
 __all__ = [
     "ENV_CHAPTERS",
+    "SHIPPED_BOOK",
     "Parameter",
     "chapter_parameters",
     "chapter_sources",
@@ -39,25 +40,42 @@ __all__ = [
 ENV_CHAPTERS = "JUDGERISK_CHAPTERS"
 
 
-def installed_chapters() -> Path:
-    """The chapter sources of the installed judgerisk: ``notebooks/`` beside the package.
+#: Where a built wheel (or an install from the sdist) holds the book's sources: ``notebooks/``
+#: (with ``notebooks/data/``), ``_toc.yml`` and ``book/`` (see ``pyproject.toml``).
+SHIPPED_BOOK = "_book"
 
-    That is the book's source checkout the package was installed from (an editable install,
-    or a clone on ``PYTHONPATH``): the folder holding the ``judgerisk`` package must also hold
-    ``_toc.yml`` and ``notebooks/``. Nothing is looked up from the working directory.
+
+def _package_dir() -> Path:
+    """The folder of the installed ``judgerisk`` package (found without importing its face)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("judgerisk")
+    assert spec is not None and spec.origin is not None  # this module is inside it
+    return Path(spec.origin).resolve().parent
+
+
+def installed_chapters() -> Path:
+    """The chapter sources of the installed judgerisk.
+
+    From a checkout (an editable install, or a clone on ``PYTHONPATH``), the book's
+    ``notebooks/`` beside the package: the folder holding the ``judgerisk`` package also holds
+    ``_toc.yml`` and ``notebooks/``. From a wheel, the copy of those sources the wheel carries
+    inside the package (``judgerisk/_book/notebooks``, with its ``data/``, the book's
+    ``_toc.yml`` and its bibliography). Nothing is looked up from the working directory.
 
     Raises
     ------
     FileNotFoundError
-        When this installation has no chapter sources (a wheel install).
+        When this installation has no chapter sources (a package copied without them).
     """
-    root = Path(__file__).resolve().parents[2]
-    if (root / "_toc.yml").is_file() and (root / "notebooks").is_dir():
-        return root / "notebooks"
+    package = _package_dir()
+    for root in (package / SHIPPED_BOOK, package.parent):
+        if (root / "_toc.yml").is_file() and (root / "notebooks").is_dir():
+            return root / "notebooks"
     raise FileNotFoundError(
-        f"this judgerisk installation ({Path(__file__).resolve().parents[1]}) has no chapter "
-        "sources; clone the book's repository and install it with pip install -e, or pass "
-        "--from FOLDER (a folder of NN_name.md chapters whose code you trust)"
+        f"this judgerisk installation ({package}) has no chapter sources; reinstall it from "
+        "a wheel or a clone of the book's repository (pip install judgerisk, or pip install "
+        "-e .), or pass --from FOLDER (a folder of NN_name.md chapters whose code you trust)"
     )
 
 
@@ -190,13 +208,26 @@ def parse_assignment(text: str) -> tuple[str, object]:
     return name, value
 
 
-def _absolute_paths(params: dict, cwd: Path) -> dict:
-    """File parameters (``*_path``, ``*_dir``) relative to ``cwd`` become absolute, and must exist."""
+def _absolute_paths(
+    params: dict, cwd: Path, book: Path | None = None, note: Callable[[str], object] | None = None
+) -> dict:
+    """File parameters (``*_path``, ``*_dir``) relative to ``cwd`` become absolute, and must exist.
+
+    A relative path that is not in ``cwd`` but names a file of the book's sources ``book`` (the
+    chapters' own data, e.g. ``notebooks/data/my_judge.csv`` as the chapters write it) is that
+    file, and ``note`` is told so: a wheel install runs the chapters' examples from any folder.
+    """
     out = dict(params)
     for name, value in params.items():
         if not (name.endswith(("_path", "_dir")) and isinstance(value, str) and value):
             continue
-        path = (cwd / Path(value).expanduser()).resolve()
+        given = Path(value).expanduser()
+        path = (cwd / given).resolve()
+        shipped = (book / given).resolve() if book is not None else None
+        if not path.exists() and not given.is_absolute() and shipped and shipped.exists():
+            path = shipped
+            if note is not None:
+                note(f"parameter {name}: {value} is not in {cwd}; using the book's copy {path}")
         if not path.exists():
             raise FileNotFoundError(f"parameter {name}: {path} does not exist")
         out[name] = str(path)
@@ -238,7 +269,8 @@ def run_chapter(
         judgerisk's chapters (:func:`find_chapter`); its code runs on this machine.
     announce : callable, optional
         Called with one line saying which notebook runs and from where, once everything is
-        checked and before the kernel starts (the command line prints it).
+        checked and before the kernel starts (the command line prints it); and with one line
+        for each relative file parameter found in the book's sources rather than in ``cwd``.
     record : dict, optional
         The provenance record the notebook carries (:func:`judgerisk.provenance.make_record`;
         ``judgerisk run`` passes its command line's); default: one naming the runbook call.
@@ -259,7 +291,9 @@ def run_chapter(
             f"{', '.join(sorted(defaults))}"
         )
     params = {k: check_parameter(k, v, defaults[k]) for k, v in params.items()}
-    params = _absolute_paths(params, cwd)
+    # the book's sources: data, bibliography and chapter titles
+    book = md.parent.parent if (md.parent.parent / "_toc.yml").is_file() else None
+    params = _absolute_paths(params, cwd, book, announce)
     _check_panels(params)
     from judgerisk.provenance import check_output_path
 
@@ -285,13 +319,7 @@ def run_chapter(
             from judgerisk.report.build import notebook_error
 
             raise notebook_error(exc, md.name) from None
-        book = md.parent.parent  # the book's sources: bibliography and chapter titles
-        rendered = render.render_html(
-            written,
-            Path(tmp) / page.name,
-            chapter=md.stem,
-            book=book if (book / "_toc.yml").is_file() else None,
-        )
+        rendered = render.render_html(written, Path(tmp) / page.name, chapter=md.stem, book=book)
         # the notebook and its page are published together (or neither is), and onto free
         # names without --overwrite: of two racing runs exactly one publishes
         atomic_write_group(

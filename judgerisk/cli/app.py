@@ -50,6 +50,17 @@ data contract), 3 optional dependency missing, 130 interrupted.
 """
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed version, read from the metadata only when asked."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"judgerisk {package_version()}")  # on stdout, as argparse's version action
+        parser.exit()
+
+
 def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     """The argument parser of every command (exposed for documentation and tests).
 
@@ -68,7 +79,7 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"judgerisk {package_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:

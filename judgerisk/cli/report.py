@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,8 @@ from judgerisk.cli.common import (
     add_overwrite,
     add_progress,
     alpha,
-    command_options,
+    check_output,
+    command_record,
     count_of,
     names,
     positive_int,
@@ -89,17 +91,23 @@ class Report(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk._util.progress import want_progress
+        from judgerisk.panel import load_panel
         from judgerisk.report.build import render_report
 
         check_aggregators(args.aggregators)  # None (the default) stays None in the record
         check_certified_scores(args.certified_scores)
+        # the output and the panel are checked before the record hashes the panel (its
+        # warnings are the report's to show: render_report reads it again)
+        check_output(args, args.output, (args.panel,), suffixes=(".html", ".htm"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            n_rows = len(load_panel(args.panel))
         out = render_report(
             args.panel,
             args.output,
             parameters=settings_from(ReportSettings, vars(args)).as_parameters(),
             timeout=args.timeout,
-            command=["judgerisk", *args.argv],
-            options=command_options(args),
+            record=command_record(args, {"panel": (args.panel, n_rows)}),
             progress=want_progress(args.progress),
             overwrite=args.overwrite,
             announce=lambda doing: say(args, doing),

@@ -32,11 +32,6 @@ from typing import TYPE_CHECKING, Any
 from judgerisk._util.version import package_version
 from judgerisk.cli.common import COMMANDS, Command, get_command, say
 from judgerisk.options import InputError
-from judgerisk.report.record_checks import (
-    check_command,
-    check_input_rows,
-    environment_differences,
-)
 
 if TYPE_CHECKING:  # numpy and pandas are imported when a table is compared
     import pandas as pd
@@ -196,6 +191,12 @@ def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verificatio
 
 def _reproduces(path: Path, record: dict, parser: argparse.ArgumentParser) -> Verification:
     """The checks after the record was read (any malformed field raises RecordError)."""
+    from judgerisk.report.record_checks import (
+        check_command,
+        check_input_rows,
+        environment_differences,
+    )
+
     if not isinstance(record, dict):
         raise RecordError(f"{path}: the provenance record is not a JSON object")
     problems = _check_inputs(record)

@@ -42,4 +42,5 @@ def write_my_judge(path: str | os.PathLike, overwrite: bool = False) -> Path:
     if path.exists() and not overwrite:
         raise FileExistsError(f"{path} exists; pass overwrite=True to replace it")
     table = my_judge_table()
-    return atomic_write(path, lambda tmp: table.to_csv(tmp, index=False))
+    # onto a free name only without overwrite: a file that appeared meanwhile is kept
+    return atomic_write(path, lambda tmp: table.to_csv(tmp, index=False), exclusive=not overwrite)

@@ -169,12 +169,14 @@ def load_pandalm_panel(
             table[f"human{k}"] = table[f"annotator{k}"].astype("float64")
         judge_cols += ["human1", "human2", "human3"]
     human_label = table["human_majority"].map({0: "tie", 1: "A", 2: "B"})
-    long = (
-        table[judge_cols]
-        .rename_axis(index="item", columns="judge")
-        .stack()
-        .rename("code")
-        .reset_index()
+    # one row per item x judge, item-major, NaN codes kept (stack() drops them in pandas 2)
+    codes = table[judge_cols].to_numpy(dtype=np.float64)
+    long = pd.DataFrame(
+        {
+            "item": np.repeat(table.index.to_numpy(), len(judge_cols)),
+            "judge": np.tile(np.asarray(judge_cols, dtype=object), len(table)),
+            "code": codes.ravel(),
+        }
     )
     missing = long["code"].isna()
     if judge_ties == "missing":

@@ -163,7 +163,7 @@ def verbalized_confidence(
             "be parsed (p = NaN)",
             stacklevel=2,
         )
-    canon_choice = np.where(  # type: ignore[call-overload]  # numpy stubs lack object None
+    canon_choice = np.where(  # type: ignore[call-overload,unused-ignore]  # numpy<2.5 stubs lack None
         parsed["choice"].isna(), None, np.where(displayed_a != swapped, "A", "B")
     )
     return pd.DataFrame(

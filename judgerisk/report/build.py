@@ -252,7 +252,7 @@ def render_report(
     shown_record: dict | None = None,
     overwrite: bool = True,
     announce: Callable[[str], object] | None = None,
-    options: dict | None = None,
+    record: dict | None = None,
 ) -> Path:
     """Run the report notebook on a panel file and write a self-contained HTML report.
 
@@ -285,9 +285,11 @@ def render_report(
     announce : callable, optional
         Called with one line saying what comes next, once the input is checked and before
         the long steps (scoring, the notebook); the command line prints it.
-    options : dict, optional
-        Every option of the command line that asked for the report, recorded with the
-        parameters (``judgerisk report`` passes them: the one record shape of every command).
+    record : dict, optional
+        The provenance record of the command line that asked for the report (``judgerisk
+        report`` passes :func:`judgerisk.cli.common.command_record`'s, the one record shape of
+        every command: the command and every option); default: one naming ``command`` (or
+        this function call) and the parameters.
 
     Returns
     -------
@@ -320,14 +322,15 @@ def render_report(
         warnings.simplefilter("ignore")
         panel = load_panel(panel_path)  # fail fast, before starting a kernel
     params = ReportSettings.from_parameters(parameters).as_parameters()
+    if record is None:
+        if command is None:
+            command = (
+                f"judgerisk.report.build.render_report({str(given)!r}, {str(output)!r}, "
+                f"parameters={params!r})"
+            )
+        recorded = {"command": "report", **params}
+        record = make_record(command, recorded, {"panel": (panel_path, len(panel))}, started)
     scores = _score_before_kernel(panel, params, progress, announce)
-    if command is None:
-        command = (
-            f"judgerisk.report.build.render_report({str(given)!r}, {str(output)!r}, "
-            f"parameters={params!r})"
-        )
-    recorded = {"command": "report", **(options or {}), **params}
-    record = make_record(command, recorded, {"panel": (panel_path, len(panel))}, started)
     one_judge = scores.attrs["one_judge"]
     nb = jupytext.read(report_notebook_path(one_judge))
     nb.metadata["kernelspec"] = {

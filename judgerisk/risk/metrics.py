@@ -301,11 +301,11 @@ def matched_vote_auroc(scores: npt.ArrayLike, errors: npt.ArrayLike, votes: pd.D
     n_pos = np.bincount(group, weights=e, minlength=n_groups)
     n_neg = np.bincount(group, minlength=n_groups) - n_pos
     weight = n_pos * n_neg
-    total = weight.sum()
+    total = float(weight.sum())
     if total == 0:
         return float("nan")
     u_stat = _group_u_statistics(scores, err, group, n_groups)
-    return float(u_stat[weight > 0].sum() / total)
+    return float(u_stat[weight > 0].sum()) / total
 
 
 def matched_vote_mask(votes: pd.DataFrame, errors: npt.ArrayLike) -> pd.Series:
