@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judgerisk.orders import order_pairs
 from judgerisk.panel import CONDITIONS, ORIGINAL, validate_panel
 from judgerisk.validation import to_labels
 
@@ -410,7 +411,9 @@ def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame
     Returns
     -------
     pandas.DataFrame
-        ``item, logit_fwd, logit_rev, gold``: ``logit_fwd`` is the canonical log-odds
+        :func:`judgerisk.orders.order_pairs` of the simulated one-judge panel (conditions
+        ``original`` and ``swap``), with the true label as ``gold``:
+        ``item, logit_fwd, logit_rev, gold``; ``logit_fwd`` is the canonical log-odds
         that A wins with A shown first, ``logit_rev`` the canonical log-odds after the
         swap (log P(original A wins) - log P(original B wins), i.e. the judge's
         ``log P("B") - log P("A")`` on the swapped prompt).
@@ -420,13 +423,6 @@ def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame
     panel = simulate_panel(
         n_items=n, n_judges=1, conditions=("original", "swap"), seed=seed, **knobs
     )
-    wide = panel.data.pivot(index="item", columns="condition", values="logit")
-    out = pd.DataFrame(
-        {
-            "item": wide.index.to_numpy(),
-            "logit_fwd": wide["original"].to_numpy(),
-            "logit_rev": wide["swap"].to_numpy(),
-            "gold": panel.truth.items["gold"].reindex(wide.index).to_numpy(),
-        }
-    )
-    return out
+    pairs = order_pairs(panel.data)  # the one-judge contract's view (judgerisk.orders)
+    gold = panel.truth.items["gold"].reindex(pairs.index).to_numpy()
+    return pairs[["logit_fwd", "logit_rev"]].assign(gold=gold).reset_index()
