@@ -9,7 +9,10 @@ matched votes and the aggregators' hard-vote inputs. :func:`count_ties` counts t
 **Orientation.** The contract's probabilities are canonical: after an order swap the judge's
 "A" is the original B, so the swapped verdict must be mapped back. A judge whose canonical
 verdicts disagree between the two orders on more than half of its items almost surely was not
-mapped back (a judge at chance disagrees on about half); :func:`check_orientation` names it.
+mapped back (a judge at chance disagrees on about half); :func:`check_orientation` names it
+when the excess over one half is more than chance explains: a one-sided binomial test of
+"disagrees on at most half" at level :data:`ORIENTATION_LEVEL` (one item, or three of four,
+never suffices; four of four does).
 """
 
 from __future__ import annotations
@@ -18,10 +21,20 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.stats import binomtest
 
 from judgerisk.options import FAMILIES
 
-__all__ = ["count_ties", "check_orientation", "order_disagreement", "tie_message"]
+__all__ = [
+    "ORIENTATION_LEVEL",
+    "count_ties",
+    "check_orientation",
+    "order_disagreement",
+    "tie_message",
+]
+
+#: Level of the binomial test behind :func:`check_orientation`'s warning.
+ORIENTATION_LEVEL = 0.1
 
 
 def count_ties(panel: pd.DataFrame) -> dict[str, int]:
@@ -81,11 +94,17 @@ def order_disagreement(panel: pd.DataFrame) -> pd.DataFrame:
 def check_orientation(panel: pd.DataFrame) -> list[str]:
     """Warn, naming each judge whose canonical verdicts flip under an order swap on > 1/2 its items.
 
+    The share must exceed one half by more than chance: the one-sided binomial test of
+    "disagrees with probability at most 1/2" rejects at :data:`ORIENTATION_LEVEL`.
+
     Returns the warning messages (also issued as ``UserWarning``).
     """
     messages = []
     for r in order_disagreement(panel).itertuples():
-        if r.n_items and r.disagree > 0.5:
+        if not r.n_items or r.disagree <= 0.5:
+            continue
+        k = int(round(r.disagree * r.n_items))
+        if binomtest(k, r.n_items, 0.5, alternative="greater").pvalue < ORIENTATION_LEVEL:
             msg = (
                 f"judge {r.judge!r}: its verdicts in '{r.swapped}' disagree with '{r.shown}' on "
                 f"{r.disagree:.0%} of {r.n_items} items; the likely cause is that the swapped "

@@ -40,6 +40,7 @@ import pandas as pd
 from scipy.special import expit, logit
 
 from judgerisk._util.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
+from judgerisk.coverage import distinct_patterns, judge_groups, no_shared_items
 from judgerisk.options import CONDITIONS, FAMILIES, ORIGINAL, InputError
 from judgerisk.validation import offending_rows
 
@@ -68,6 +69,9 @@ __all__ = [
 ]
 
 LOGIT_CLIP = 20.0
+#: At most this many distinct verdict patterns across a panel's items (two judges with hard
+#: verdicts give at most nine) and :func:`check_scorable` warns that its scores say little.
+FEW_PATTERNS = 9
 REQUIRED = ("item", "judge", "condition")
 _MAX_ROWS_SHOWN = 10
 # p and logit given together must agree to this tolerance on the probability scale
@@ -836,13 +840,16 @@ def check_scorable(panel: pd.DataFrame) -> None:
     ------
     PanelError
         When fewer than two judges answered in the original condition (a panel's
-        consensus and conflict need two).
+        consensus and conflict need two), or when the judges form groups that share no item
+        (:func:`judgerisk.coverage.judge_groups`: every item has one group's votes only).
 
     Warns
     -----
     UserWarning
-        Counting the items seen by one judge only (their consensus is a single vote), and
-        naming each S signal dropped because its perturbation family is absent.
+        Counting the items seen by one judge only (their consensus is a single vote), naming
+        each S signal dropped because its perturbation family is absent, and when the items
+        show so few distinct verdict patterns (:func:`judgerisk.coverage.distinct_patterns`,
+        at most :data:`FEW_PATTERNS`) that every per-item score takes only that many values.
     """
     orig = panel.loc[panel["condition"] == ORIGINAL]
     judges = pd.unique(orig["judge"])
@@ -858,7 +865,21 @@ def check_scorable(panel: pd.DataFrame) -> None:
                 else ""
             )
         )
+    groups = judge_groups(panel)
+    if len(groups) > 1:
+        raise PanelError(no_shared_items(groups))
     warn_ties_and_orientation(panel)
+    n_items, patterns = panel["item"].nunique(), distinct_patterns(panel)
+    if patterns <= FEW_PATTERNS and n_items > patterns:
+        warnings.warn(
+            f"the panel's {n_items} items show only {patterns} distinct patterns of verdicts "
+            "across its judges and conditions (few judges with hard verdicts): every per-item "
+            f"score, SCUR included, takes at most {patterns} values, so it sorts the items into "
+            f"at most {patterns} groups and carries little information; more judges, an order "
+            "swap or graded verdicts would separate them",
+            UserWarning,
+            stacklevel=2,
+        )
     per_item = orig.groupby("item", sort=False)["judge"].nunique()
     lonely = int((per_item < 2).sum())
     if lonely:

@@ -206,6 +206,12 @@ def test_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"judgerisk {judgerisk.__version__}"
+    from importlib import metadata
+
+    # one source: the installed metadata (pyproject.toml), no version string in the package
+    assert judgerisk.__version__ == metadata.version("judgerisk")
+    sources = "".join(p.read_text() for p in (ROOT / "judgerisk").rglob("*.py"))
+    assert not re.search(r"__version__\s*=\s*['\"]", sources)
 
 
 def test_simulate_help_shows_every_default(capsys):

@@ -139,6 +139,7 @@ def test_an_importer_object_is_taken_in_place_of_a_name(tmp_path):
 
     imp = Importer("unregistered", reader, files="x", options=("scale",))
     assert get_importer(imp) is imp and "unregistered" not in IMPORTERS
+    (tmp_path / "x").write_text("")
     panel, record = import_judgments(imp, tmp_path / "x", scale=3.0)
     assert panel["logit"].tolist() == [3.0, 0.0] and record["format"] == "unregistered"
     with pytest.raises(PanelError, match="takes no option"):

@@ -87,6 +87,7 @@ def test_a_registered_importer_is_used(tmp_path):
         return Imported(rows, {"scale": scale})
 
     register_importer("toy", reader, files="anything", options=("scale",))
+    (tmp_path / "x").write_text("")
     try:
         panel, record = import_judgments("toy", [tmp_path / "x"], scale=2.0)
         assert panel["logit"].tolist() == [2.0, -1.0]
@@ -187,7 +188,7 @@ def test_crowdkit_labels(tmp_path):
     with pytest.raises(PanelError, match="label_a 'x' is not among the labels"):
         import_judgments("crowdkit", [f], label_a="x")
     f.write_text("task,worker,label\nt1,w1,x\nt1,w2,y\nt2,w1,z\n")
-    with pytest.raises(PanelError, match="more than two"):
+    with pytest.raises(PanelError, match=r"3 labels .* a pairwise panel takes two .*--label-tie"):
         import_judgments("crowdkit", [f], label_a="x")
 
 
@@ -206,7 +207,8 @@ def test_malformed_records_name_file_and_line(tmp_path, capsys, fmt, text, needl
     f = tmp_path / "j" / "judgments.jsonl"
     f.parent.mkdir()
     f.write_text(text)
-    rc = main(["import", fmt, str(f), "-o", str(tmp_path / "out.csv"), *FLAGS.get(fmt, [])])
+    flags = [] if '"baseline"' in text else FLAGS.get(fmt, [])  # v2.0 records carry their own
+    rc = main(["import", fmt, str(f), "-o", str(tmp_path / "out.csv"), *flags])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == EXIT_USAGE and len(err) == 1
     assert err[0].startswith(f"judgerisk import: error: {f}")
@@ -589,9 +591,20 @@ def test_real_fastchat_and_arena_hard_go_to_one_judge_reports(tmp_path, capsys):
         tmp_path, capsys, "fastchat", [REAL_FC / "gpt-4_pair.jsonl"]
     )
     assert len(table) == 25 and table["bpe"].isna().sum() == 1  # one item lost its game 2
-    both = table.dropna(subset=["bpe"])
-    same = (np.sign(both["logit_fwd"]) == np.sign(both["logit_rev"])) & (both["logit_fwd"] != 0)
-    assert f"<td>{same.mean():.1%}</td>" in page  # the order-consistency row of the overview
+    # the order-consistency row of the overview, computed from the raw winners with the tie
+    # policy of every vote: tie/tie is the same verdict, a tie against a winner half of one
+    vote = {"model_1": 1.0, "tie": 0.5, "model_2": 0.0}
+    raw = [json.loads(line) for line in (REAL_FC / "gpt-4_pair.jsonl").read_text().splitlines()]
+    games = [
+        (vote[r["g1_winner"]], vote[r["g2_winner"]])
+        for r in raw
+        if "error" not in (r["g1_winner"], r["g2_winner"])
+    ]
+    same = 1 - np.mean([abs(a - b) for a, b in games])
+    assert len(games) == 24 and f"<td>{same:.1%}</td>" in page
+    strict = np.mean([a == b != 0.5 for a, b in games])  # the old count: tie/tie inconsistent
+    assert same > strict and f"<td>{strict:.1%}</td>" not in page
+    assert "a tie in both orders is the same verdict" in page
     assert "No item carries gold" in page
     src = REAL_AH / "Nexusflow__Athene-V2-Chat.jsonl"
     _, page, table = _import_then_report(

@@ -330,11 +330,20 @@ def run_chapter(
 
 
 def _check_panels(params: dict) -> None:
-    """A ``panel_path`` parameter must hold a valid panel (checked before the kernel starts)."""
-    from judgerisk.panel import load_panel
+    """A ``panel_path`` parameter must hold a valid panel (checked before the kernel starts).
+
+    Every chapter that reads one is a panel page (consensus, conflict, SCUR), so judges that
+    share no item (:func:`judgerisk.coverage.judge_groups`) are refused here, as ``report``
+    and ``score`` refuse them, instead of a page where every item has one vote.
+    """
+    from judgerisk.coverage import judge_groups, no_shared_items
+    from judgerisk.panel import PanelError, load_panel
 
     for name, value in params.items():
         if name.endswith("panel_path") and isinstance(value, str) and value:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                load_panel(value)
+                panel = load_panel(value)
+            groups = judge_groups(panel)
+            if len(groups) > 1:
+                raise PanelError(f"{value}: {no_shared_items(groups)}")

@@ -116,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except ModuleNotFoundError as exc:
-        print(f"{prog}: error: missing dependency: {exc}", file=sys.stderr)
+        from judgerisk.extras import missing_dependency
+
+        print(f"{prog}: error: missing dependency: {missing_dependency(exc)}", file=sys.stderr)
         return EXIT_DEPENDENCY
     except (InputError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)

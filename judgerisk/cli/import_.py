@@ -36,7 +36,12 @@ _OPTIONS = (
     "swap_suffix",
     "label_a",
     "label_tie",
+    "gold",
+    "columns",
 )
+_SWAP = "swap"
+#: What ``--duplicates`` does unless told: refuse a cell read twice, naming both records.
+DEFAULT_DUPLICATES = "error"
 
 
 # --------------------------------------------------------------------------- import
@@ -57,7 +62,8 @@ class Import(Command):
     name = "import"
     help = "read another tool's judgments into a panel, printing every assumption"
     epilog = (
-        "example:\n  judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv\n"
+        "examples:\n  judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv\n"
+        "  judgerisk import arena_hard data/arena-hard-v2.0/model_judgment -o panel.csv\n"
         "  judgerisk report panel.csv -o report.html"
     )
     recomputable = True
@@ -89,7 +95,12 @@ class Import(Command):
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
         p.add_argument("format", help="the tool that wrote the files (a format listed above)")
-        p.add_argument("paths", nargs="+", help="its output files")
+        p.add_argument(
+            "paths",
+            nargs="+",
+            help="its output files, folders holding them (searched in the tool's layout) or "
+            "glob patterns",
+        )
         p.add_argument(
             "-o", "--output", required=True, help="panel to write (.csv/.parquet/.jsonl)"
         )
@@ -110,8 +121,11 @@ class Import(Command):
         )
         p.add_argument(
             "--baseline",
+            action="append",
             default=argparse.SUPPRESS,
-            help="arena_hard: the baseline model (records without one)",
+            metavar="[PATH=]MODEL",
+            help="arena_hard: the baseline model of records without one (v0.1): one model, or "
+            "PATH=MODEL for the files at or under PATH (repeatable)",
         )
         p.add_argument(
             "--judge",
@@ -129,34 +143,90 @@ class Import(Command):
         p.add_argument(
             "--label-tie", default=argparse.SUPPRESS, help="crowdkit: the label meaning a tie"
         )
+        p.add_argument(
+            "--columns",
+            default=argparse.SUPPRESS,
+            metavar="ROLE=COLUMN,...",
+            help="crowdkit: the table's names of task, worker, label (and gold), e.g. "
+            "task=question,worker=worker,label=answer",
+        )
+        p.add_argument(
+            "--gold",
+            choices=("auto", "target", "acc", "none"),
+            default=argparse.SUPPRESS,
+            help="lm_eval: where the gold comes from: target (a choice index or a choice's "
+            "text), acc (two choices), auto (target, else acc; the default), none (no gold)",
+        )
+        p.add_argument(
+            "--duplicates",
+            choices=("error", "first", "last"),
+            default=DEFAULT_DUPLICATES,
+            help="a cell read twice (a rerun appended, two copies of a run): refuse naming both "
+            "records (error, the default), or keep the first / last record read",
+        )
         add_overwrite(p)
 
     def run(self, args: argparse.Namespace) -> int:
+        from judgerisk.importers import get_importer
+        from judgerisk.importers.inputs import expand_inputs
+
         _assumptions(vars(args))  # an unknown format: an error listing the formats
-        check_output(args, args.output, tuple(args.paths))
-        inputs = {f"input {k + 1}": (p, None) for k, p in enumerate(args.paths)}
+        # folders and globs become the files read: each is an input the record hashes
+        files = expand_inputs(args.paths, args.format, get_importer(args.format).layout).files
+        check_output(args, args.output, tuple(files))
+        inputs = {f"input {k + 1}": (p, None) for k, p in enumerate(files)}
         record = command_record(args, inputs)
-        panel, info = _import(record)
+        # read as given (a --baseline PATH=MODEL names a folder of the command line)
+        panel, info = _import(record["parameters"], args.paths)
         settings = {"rows": len(panel), **info["shape"], "assumptions": info}
         write_output(args, panel, args.output, record, settings)
-        _print_assumptions(args, panel, info)
+        _print_assumptions(args, panel, info, len(files))
         return EXIT_OK
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
-        return _import(record)[0]
+        inputs = record["inputs"]
+        files = [inputs[f"input {k + 1}"]["path"] for k in range(len(inputs))]
+        return _import(record["parameters"], files)[0]
 
 
-def _import(record: dict) -> tuple[pd.DataFrame, dict]:
-    """The panel and the importer's account of a record's run (its format, files, options)."""
+def _import(params: dict, paths: list) -> tuple[pd.DataFrame, dict]:
+    """The panel and the importer's account of a run: its format and options, these files."""
     from judgerisk.importers import import_judgments
 
-    params = record["parameters"]
-    paths = [record["inputs"][f"input {k + 1}"]["path"] for k in range(len(record["inputs"]))]
-    return import_judgments(params["format"], paths, **_assumptions(params))
+    # a record written before --duplicates existed read its files the default way
+    duplicates = params.get("duplicates", DEFAULT_DUPLICATES)
+    return import_judgments(params["format"], paths, duplicates=duplicates, **_assumptions(params))
 
 
-def _print_assumptions(args: argparse.Namespace, panel: pd.DataFrame, info: dict) -> None:
+def _next_step(panel: pd.DataFrame, output: str) -> str:
+    """The ``next:`` sentence: only a command that accepts this panel, else what is missing."""
+    from judgerisk.coverage import judge_groups, no_shared_items
+
+    groups = judge_groups(panel)
+    if len(groups) > 1:
+        return f"not a panel: {no_shared_items(groups)}"
+    swap = _SWAP in set(panel["condition"])
+    if sum(map(len, groups)) >= 2:
+        return f"next: judgerisk report {output} -o report.html"
+    if swap:
+        return (
+            f"next: judgerisk report {output} -o report.html (one judge in both orders: its "
+            f"BPE and SCOPE report; the per-item table alone: judgerisk bpe {output} -o bpe.csv)"
+        )
+    return (
+        "next: no judgerisk command scores one judge in one answer order; a report needs the "
+        "same judge in the swapped order too (its BPE and SCOPE report: for lm-eval, the "
+        "<task>_swap task) or two judges or more on the same items (a panel report)"
+    )
+
+
+def _print_assumptions(
+    args: argparse.Namespace, panel: pd.DataFrame, info: dict, n_files: int
+) -> None:
     err = sys.stderr
+    print(f"judgerisk import: {args.format}: read {n_files} file(s)", file=err)
+    for note in info["inputs"]:
+        print(f"  {note}", file=err)
     print(f"judgerisk import: {args.format}: assumed", file=err)
     for name, value in info["assumptions"].items():
         print(f"  {name}: {value}", file=err)
@@ -165,15 +235,10 @@ def _print_assumptions(args: argparse.Namespace, panel: pd.DataFrame, info: dict
     print(f"  dropped: {dropped}", file=err)
     print(f"  ties: {ties['total']} of {ties['cells']} cells (p = 1/2)", file=err)
     s = info["shape"]
-    nxt = f"next: judgerisk report {args.output} -o report.html"
-    if s["judges"] < 2 and "swap" in s["conditions"]:
-        nxt += (
-            " (one judge in both orders: its BPE and SCOPE report; the per-item table alone: "
-            f"judgerisk bpe {args.output} -o bpe.csv)"
-        )
     print(
         f"wrote {args.output}: {s['items']} items x {s['judges']} judge(s) x "
-        f"{len(s['conditions'])} condition(s) ({len(panel)} rows); {nxt}",
+        f"{len(s['conditions'])} condition(s) ({len(panel)} rows); "
+        f"{_next_step(panel, args.output)}",
         file=err,
     )
 

@@ -23,11 +23,14 @@ from judgerisk.panel import PanelError, PanelFileNotFoundError
 __all__ = [
     "DEFAULT_EPSILON",
     "DEFAULT_WEAK",
+    "DROP",
+    "WHERE",
     "Imported",
     "check_epsilon",
     "graded_p",
     "hard_p",
     "item_id",
+    "parse_pairs",
     "read_json_records",
     "read_jsonl_records",
     "require",
@@ -39,6 +42,11 @@ DEFAULT_EPSILON = 0.05
 DEFAULT_WEAK = 0.75
 #: A hard verdict's label: the original A wins, the original B wins, or a tie.
 A, B, TIE = "A", "B", "tie"
+#: Optional row columns of a reader's output: where the cell's record is (``"<file>, line 4"``),
+#: and why the cell is left out (``"g1_winner = error"``; ``None`` keeps it).
+#: :func:`judgerisk.importers.import_judgments` resolves repeated cells with ``WHERE`` (the
+#: duplicates policy), then drops and counts the ``DROP`` cells, then removes both columns.
+WHERE, DROP = "_where", "_drop"
 
 
 @dataclass
@@ -48,7 +56,8 @@ class Imported:
     Attributes
     ----------
     rows : pandas.DataFrame
-        ``item, judge, condition, p`` (canonical), optionally ``gold`` and extra columns.
+        ``item, judge, condition, p`` (canonical), optionally ``gold`` and extra columns, and
+        the bookkeeping columns :data:`WHERE` and :data:`DROP` (a dropped cell's ``p`` is NaN).
     assumptions : dict
         Name -> the value chosen (ε, level map, tie policy, id rule, orientation, ...).
     dropped : collections.Counter
@@ -97,9 +106,28 @@ def item_id(*parts: object) -> str:
     return sha256_text(text)[:12]
 
 
+def parse_pairs(value: str | dict | None, name: str, example: str) -> dict[str, str]:
+    """``"a=x,b=y"`` (the command line's form) or a mapping -> ``{"a": "x", "b": "y"}``.
+
+    ``name`` is the option's name and ``example`` a well-formed value, for the error on a part
+    without ``=``.
+    """
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return {str(k): str(v) for k, v in value.items()}
+    out = {}
+    for part in str(value).split(","):
+        key, sep, val = part.partition("=")
+        if not sep or not key.strip() or not val.strip():
+            raise PanelError(f"{name}: {part!r} is not KEY=VALUE; write it as e.g. {example}")
+        out[key.strip()] = val.strip()
+    return out
+
+
 def _open_text(path: Path) -> str:
     if path.is_dir():
-        raise PanelError(f"{path}: is a folder, not a file")
+        raise PanelError(f"{path}: is a folder; pass the files in it, or the folder to import")
     if not path.is_file():
         raise PanelFileNotFoundError(f"{path}: file not found")
     try:

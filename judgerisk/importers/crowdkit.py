@@ -2,7 +2,8 @@
 
 crowd-kit reads a table with one row per label: ``task`` (the item), ``worker`` (the labeller)
 and ``label``. Pairwise labels become the panel's hard verdicts; a label naming neither side is a
-tie only when ``label_tie`` names it.
+tie only when ``label_tie`` names it. A table whose columns are named otherwise (the truth
+inference benchmark's ``question, worker, answer``) is read with ``columns`` naming them.
 """
 
 from __future__ import annotations
@@ -16,15 +17,61 @@ import pandas as pd
 from judgerisk.importers.base import (
     DEFAULT_EPSILON,
     TIE,
+    WHERE,
     A,
     B,
     Imported,
     check_epsilon,
     hard_p,
+    parse_pairs,
 )
 from judgerisk.panel import PanelError, read_table
 
 __all__ = ["read_crowdkit"]
+
+
+#: The columns crowd-kit reads, and ``gold`` (optional).
+_ROLES = ("task", "worker", "label", "gold")
+#: Column names other tables use for each role, to suggest ``--columns``.
+_SYNONYMS = {
+    "task": ("question", "item", "task_id", "example", "image"),
+    "worker": ("annotator", "labeler", "labeller", "rater", "worker_id", "judge"),
+    "label": ("answer", "response", "vote", "annotation"),
+    "gold": ("truth", "true_label", "ground_truth"),
+}
+_EXAMPLE = "--columns task=question,worker=worker,label=answer"
+
+
+def _columns_hint(columns: list[str]) -> str:
+    """What to pass: a ``--columns`` value naming the table's own columns when they can be
+    guessed (``question, worker, answer``), else the form to fill in."""
+    named = {}
+    for role in ("task", "worker", "label"):
+        hit = [c for c in columns if c == role or str(c).lower() in _SYNONYMS[role]]
+        if not hit:
+            return "name them with --columns task=<column>,worker=<column>,label=<column>"
+        named[role] = hit[0]
+    return "name them with --columns " + ",".join(f"{r}={c}" for r, c in named.items())
+
+
+def _renamed(table: pd.DataFrame, columns: dict[str, str], path: object) -> pd.DataFrame:
+    """``table`` with the columns ``columns`` names (role -> column) renamed to their roles."""
+    unknown = sorted(set(columns) - set(_ROLES))
+    if unknown:
+        raise PanelError(f"--columns: unknown role(s) {unknown}; the roles are {list(_ROLES)}")
+    absent = [c for c in columns.values() if c not in table.columns]
+    if absent:
+        raise PanelError(
+            f"{path}: --columns names column(s) {absent} the table does not have; it has "
+            f"{list(table.columns)}"
+        )
+    clash = [r for r, c in columns.items() if r != c and r in table.columns]
+    if clash:
+        raise PanelError(
+            f"{path}: --columns renames another column to {clash}, but the table has "
+            f"column(s) {clash} already; name the one to use with --columns {clash[0]}={clash[0]}"
+        )
+    return table.rename(columns={v: k for k, v in columns.items()})
 
 
 def _default_label_a(labels: set[str]) -> str:
@@ -38,11 +85,29 @@ def _default_label_a(labels: set[str]) -> str:
     )
 
 
+def _check_two(labels: set[str], label_tie: str | None, files: str) -> None:
+    """Refuse, in one line, a table of more than two labels (a tie label aside)."""
+    if len(labels) <= 2:
+        return
+    shown = sorted(map(str, labels))[:10]
+    tie = (
+        "; if one of them means a tie, pass --label-tie LABEL"
+        if len(labels) == 3 and label_tie is None
+        else ""
+    )
+    raise PanelError(
+        f"{files}: {len(labels)} labels {shown}: a pairwise panel takes two (which answer won)"
+        f"{tie}; a table of more classes is not a pairwise judgement: aggregate it with "
+        "crowd-kit itself, or map its labels to two before importing"
+    )
+
+
 def read_crowdkit(
     paths: Sequence[str | Path],
     epsilon: float = DEFAULT_EPSILON,
     label_a: object | None = None,
     label_tie: object | None = None,
+    columns: str | dict | None = None,
 ) -> Imported:
     """Read crowd-kit ``task, worker, label`` tables (csv, parquet or jsonl) into panel rows.
 
@@ -57,6 +122,9 @@ def read_crowdkit(
         1/0 labels); every other label is B, except ``label_tie``.
     label_tie : optional
         A label meaning a tie (default: none; any third label is an error).
+    columns : str or dict, optional
+        The table's own names of the roles, ``"task=question,worker=worker,label=answer"`` (or
+        ``{"task": "question", ...}``; roles ``task``, ``worker``, ``label``, ``gold``).
 
     Returns
     -------
@@ -64,32 +132,33 @@ def read_crowdkit(
         Item ``task``, judge ``worker``, condition ``original``.
     """
     check_epsilon(epsilon)
+    names = parse_pairs(columns, "--columns", _EXAMPLE)
     frames = []
     for path in paths:
         table = read_table(path)
+        if names:
+            table = _renamed(table, names, path)
         missing = [c for c in ("task", "worker", "label") if c not in table.columns]
         if missing:
-            raise PanelError(f"{path}: missing column(s) {missing}; got {list(table.columns)}")
+            raise PanelError(
+                f"{path}: missing column(s) {missing}; got {list(table.columns)}: "
+                + _columns_hint(list(table.columns))
+            )
         bad = table["label"].isna() | table["task"].isna() | table["worker"].isna()
         if bad.any():
             row = int(bad.to_numpy().nonzero()[0][0])
             raise PanelError(f"{path}, row {row + 1}: missing task, worker or label")
-        frames.append(table)
+        frames.append(table.assign(**{WHERE: [f"{path}, row {k + 1}" for k in range(len(table))]}))
     table = pd.concat(frames, ignore_index=True)
     # labels compared as text: a csv's 1 and a command line's "1" are the same label
     table["label"] = table["label"].astype(str)
     label_tie = None if label_tie is None else str(label_tie)
     labels = set(table["label"].tolist()) - ({label_tie} if label_tie is not None else set())
+    _check_two(labels, label_tie, ", ".join(map(str, paths)))
     a = _default_label_a(labels) if label_a is None else str(label_a)
     if a not in labels:
         raise PanelError(f"label_a {a!r} is not among the labels {sorted(labels)[:10]}")
-    others = labels - {a}
-    if len(others) > 1:
-        raise PanelError(
-            f"labels {sorted(map(str, labels))[:10]}: more than two (A = {a!r}); a pairwise panel "
-            "needs two labels (and label_tie for a tie)"
-        )
-    b = next(iter(others), None)
+    b = next(iter(labels - {a}), None)
     side = table["label"].map(lambda v: A if v == a else TIE if v == label_tie else B)
     rows = pd.DataFrame(
         {
@@ -97,6 +166,7 @@ def read_crowdkit(
             "judge": table["worker"].astype(str),
             "condition": "original",
             "p": [hard_p(s, epsilon) for s in side],
+            WHERE: table[WHERE],
         }
     )
     if "gold" in table.columns:
@@ -110,4 +180,6 @@ def read_crowdkit(
         "item id": "the 'task' column as given",
         "judge": "the 'worker' column",
     }
+    if names:
+        assumptions["columns"] = ", ".join(f"{k} = column {v!r}" for k, v in names.items())
     return Imported(rows, assumptions, Counter())

@@ -16,7 +16,9 @@ import pandas as pd
 
 from judgerisk.importers.base import (
     DEFAULT_EPSILON,
+    DROP,
     TIE,
+    WHERE,
     A,
     B,
     Imported,
@@ -74,7 +76,7 @@ def read_fastchat(
     if judge_by not in _JUDGE_BY:
         raise PanelError(f"judge_by must be one of {_JUDGE_BY}, got {judge_by!r}")
     rows: list[dict] = []
-    dropped: Counter[str] = Counter()
+    no_turn = 0
     for path in paths:
         for n, rec in read_jsonl_records(path):
             where = f"{path}, line {n}"
@@ -85,15 +87,12 @@ def read_fastchat(
                 )
             require(rec, _FIELDS, where)
             judge, prompt = _judge_name(rec["judge"], where, judge_by)
-            item = (
-                f"{rec['question_id']}|{rec['model_1']}|{rec['model_2']}|turn{rec.get('turn', 1)}"
-            )
+            turn = rec.get("turn", 1)
+            no_turn += "turn" not in rec
+            item = f"{rec['question_id']}|{rec['model_1']}|{rec['model_2']}|turn{turn}"
             for game, cond in (("g1_winner", "original"), ("g2_winner", "swap")):
                 winner = rec[game]
-                if winner == "error":
-                    dropped[f"{game} = error"] += 1
-                    continue
-                if not isinstance(winner, str) or winner not in _WINNER:
+                if winner != "error" and (not isinstance(winner, str) or winner not in _WINNER):
                     raise PanelError(
                         f"{where}: unknown {game} {winner!r}; FastChat writes one of "
                         f"{[*_WINNER, 'error']}"
@@ -103,12 +102,16 @@ def read_fastchat(
                         "item": item,
                         "judge": judge,
                         "condition": cond,
-                        "p": hard_p(_WINNER[winner], epsilon),
+                        "p": float("nan")
+                        if winner == "error"
+                        else hard_p(_WINNER[winner], epsilon),
                         "question_id": rec["question_id"],
                         "model_1": rec["model_1"],
                         "model_2": rec["model_2"],
-                        "turn": rec.get("turn", 1),
+                        "turn": turn,
                         "judge_prompt": prompt,
+                        WHERE: where,
+                        DROP: f"{game} = error" if winner == "error" else None,
                     }
                 )
     assumptions = {
@@ -121,4 +124,6 @@ def read_fastchat(
         if judge_by == "model"
         else "<judge model>/<prompt name> of the 'judge' field",
     }
-    return Imported(pd.DataFrame(rows), assumptions, dropped)
+    if no_turn:
+        assumptions["turn"] = f"{no_turn} record(s) carry no 'turn': taken as turn 1"
+    return Imported(pd.DataFrame(rows), assumptions, Counter())

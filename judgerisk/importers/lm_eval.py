@@ -1,10 +1,19 @@
 """lm-evaluation-harness logged samples (``--log_samples``: ``samples_<task>_<time>.jsonl``).
 
-For a two-choice (multiple-choice) task each line holds ``doc_id``, ``target`` (the gold choice's
-index) and ``filtered_resps``: one ``[log-likelihood, is_greedy]`` per choice (the harness writes
-them as strings). The contract's logit is ``ll(choice 0) - ll(choice 1)`` (choice 0 = answer A).
-A task whose name ends in the swap suffix is the same documents with the two answers exchanged:
-its choice 0 is the original B, its logit is negated, and it is aligned by ``doc_id``.
+For a two-choice (multiple-choice) task each line holds ``doc_id``, ``target``, ``arguments``
+(each choice's context and continuation), ``filtered_resps``: one ``[log-likelihood, is_greedy]``
+per choice (the harness writes them as strings), and the per-document metrics (``acc``). The
+contract's logit is ``ll(choice 0) - ll(choice 1)`` (choice 0 = answer A). A task whose name ends
+in the swap suffix is the same documents with the two answers exchanged: its choice 0 is the
+original B, its logit is negated, and it is aligned by ``doc_id``.
+
+``target`` is what the task's ``doc_to_target`` returned: most tasks give the gold choice's index,
+but WinoGrande gives the shared continuation's text (its two choices are two partial contexts
+before the same continuation), and a task whose ``doc_to_target`` renders the choice's text
+(as older QNLI logs have it) gives ``"yes"`` / ``"no"``. The gold is read, in this order,
+from a choice index, from a text equal to exactly one choice's continuation, or from ``acc``:
+with two choices, ``acc = 1`` means the choice of larger log-likelihood (the harness's
+``argmax``, the first on a tie) is gold and ``acc = 0`` that the other is.
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgerisk.importers.base import Imported, read_jsonl_records, require
+from judgerisk.importers.base import WHERE, Imported, read_jsonl_records, require
 from judgerisk.panel import PanelError
 
 __all__ = ["read_lm_eval"]
@@ -41,16 +50,78 @@ def _loglik(resp: object, where: str) -> float:
     return out
 
 
-def _gold(target: object, where: str) -> str:
-    if target in (0, "0"):
-        return "A"
-    if target in (1, "1"):
-        return "B"
-    raise PanelError(f"{where}: target {target!r} is not a choice index 0 or 1")
+#: The gold rules: ``auto`` tries the index, the choice text, then ``acc``; ``none`` imports
+#: the log-likelihoods without gold.
+GOLD_RULES = ("auto", "target", "acc", "none")
+_RULE_TEXT = {
+    "index": "target is a choice index",
+    "text": "target is the text of one choice",
+    "acc": "from acc (two choices: acc 1 -> the argmax choice is gold, acc 0 -> the other)",
+}
+
+
+def _continuations(rec: dict) -> list[str] | None:
+    """Each choice's continuation text from ``arguments`` (a dict of ``gen_args_<k>`` with
+    ``arg_1``, harness >= 0.4.3; a list of ``[context, continuation]`` before), if readable."""
+    args = rec.get("arguments")
+    if isinstance(args, dict):
+        args = [args[k] for k in sorted(args, key=lambda k: int(str(k).rsplit("_", 1)[-1]))]
+        conts = [a.get("arg_1") if isinstance(a, dict) else None for a in args]
+    elif isinstance(args, list):
+        conts = [a[1] if isinstance(a, list | tuple) and len(a) > 1 else None for a in args]
+    else:
+        return None
+    return (
+        [c for c in conts if isinstance(c, str)] if all(isinstance(c, str) for c in conts) else None
+    )
+
+
+def _gold_from_target(target: object, rec: dict) -> tuple[int, str] | None:
+    if target in (0, 1, "0", "1") and not isinstance(target, bool):
+        return int(target), "index"
+    conts = _continuations(rec)
+    if isinstance(target, str) and conts is not None:
+        hits = [k for k, c in enumerate(conts) if c.strip() == target.strip()]
+        if len(hits) == 1:
+            return hits[0], "text"
+    return None
+
+
+def _gold_from_acc(rec: dict, ll: tuple[float, float]) -> tuple[int, str] | None:
+    acc = rec.get("acc")
+    if isinstance(acc, bool) or acc not in (0, 1):
+        return None
+    argmax = 0 if ll[0] >= ll[1] else 1  # np.argmax: the first on a tie
+    return (argmax if acc == 1 else 1 - argmax), "acc"
+
+
+def _gold(rec: dict, ll: tuple[float, float], rule: str, where: str) -> tuple[int, str] | None:
+    """``(gold choice, how it was read)``, or ``None`` with ``rule == "none"``."""
+    if rule == "none":
+        return None
+    found = _gold_from_target(rec["target"], rec) if rule in ("auto", "target") else None
+    if found is None and rule in ("auto", "acc"):
+        found = _gold_from_acc(rec, ll)
+    if found is None:
+        raise PanelError(
+            f"{where}: target {rec['target']!r} is neither a choice index (0 or 1) nor the text "
+            "of exactly one choice"
+            + (
+                ", and the record has no acc of 0 or 1 to read the gold from; import without "
+                "gold with --gold none (gold='none' in Python)"
+                if rule != "target"
+                else "; read the gold from acc with --gold auto, or import without gold with "
+                "--gold none (gold='none' in Python)"
+            )
+        )
+    return found
 
 
 def read_lm_eval(
-    paths: Sequence[str | Path], judge: str | None = None, swap_suffix: str = "_swap"
+    paths: Sequence[str | Path],
+    judge: str | None = None,
+    swap_suffix: str = "_swap",
+    gold: str = "auto",
 ) -> Imported:
     """Read lm-evaluation-harness ``samples_*.jsonl`` files into panel rows.
 
@@ -63,15 +134,23 @@ def read_lm_eval(
         after the model).
     swap_suffix : str, default ``"_swap"``
         A task ``<task><swap_suffix>`` is the order swap of ``<task>``.
+    gold : {"auto", "target", "acc", "none"}, default "auto"
+        Where the gold comes from: ``"target"`` (a choice index, or the text of exactly one
+        choice), ``"acc"`` (two choices: ``acc = 1`` -> the argmax choice, ``0`` -> the other),
+        ``"auto"`` (the target, else ``acc``; which rule served how many records is recorded),
+        or ``"none"`` (no gold column).
 
     Returns
     -------
     Imported
         Item ``"<task>:<doc_id>"`` (the unswapped task's name), judge, condition ``original`` or
-        ``swap``, canonical ``logit`` and ``gold`` from ``target``. A task with other than two
-        choices is refused.
+        ``swap``, canonical ``logit`` and, unless ``gold="none"``, ``gold``. A task with other
+        than two choices is refused.
     """
+    if gold not in GOLD_RULES:
+        raise PanelError(f"gold must be one of {list(GOLD_RULES)}, got {gold!r}")
     rows: list[dict] = []
+    used: Counter[str] = Counter()
     for path in paths:
         path = Path(path)
         task = _task_of(path)
@@ -88,22 +167,28 @@ def read_lm_eval(
                     "filtered_resps; only a two-choice task (answer A vs answer B) is a pairwise "
                     "verdict that can become a panel"
                 )
-            margin = _loglik(resps[0], where) - _loglik(resps[1], where)
-            gold = _gold(rec["target"], where)
-            if swapped:
-                margin, gold = -margin, {"A": "B", "B": "A"}[gold]
-            rows.append(
-                {
-                    "item": f"{base}:{rec['doc_id']}",
-                    "judge": name,
-                    "condition": "swap" if swapped else "original",
-                    "logit": margin,
-                    "gold": gold,
-                }
-            )
+            ll = (_loglik(resps[0], where), _loglik(resps[1], where))
+            margin = ll[0] - ll[1]
+            row = {
+                "item": f"{base}:{rec['doc_id']}",
+                "judge": name,
+                "condition": "swap" if swapped else "original",
+                "logit": -margin if swapped else margin,
+                WHERE: where,
+            }
+            found = _gold(rec, ll, gold, where)
+            if found is not None:
+                choice, how = found
+                used[how] += 1
+                # the swapped task's choice 0 is the original B
+                row["gold"] = "AB"[1 - choice if swapped else choice]
+            rows.append(row)
+    rules = "; ".join(f"{_RULE_TEXT[k]}: {n} record(s)" for k, n in sorted(used.items()))
     assumptions = {
         "logit": "ll(choice 0) - ll(choice 1) from filtered_resps (no smoothing)",
-        "gold": "target 0 -> A, 1 -> B (swap tasks mapped back)",
+        "gold": "none imported (--gold none)"
+        if gold == "none"
+        else f"choice 0 -> A, choice 1 -> B (swap tasks mapped back); {rules}",
         "orientation": f"a task named <task>{swap_suffix} is the swap of <task>: its logit is "
         "negated and its gold exchanged; aligned by doc_id",
         "item id": "<task>:<doc_id>",

@@ -48,12 +48,16 @@ class Importer:
 
     ``reader`` is the function ``reader(paths, **options) -> Imported``, or its
     ``"module:function"`` name, imported on first use (so listing a format imports nothing).
+    ``paths`` are files: folders and patterns are expanded before (``layout``).
     """
 
     name: str
     reader: Reader | str
     files: str
     options: tuple[str, ...] = ()
+    #: Tails of the paths of the format's files (``model_judgment/*/*.jsonl``): what a folder
+    #: given as input is searched for (:mod:`judgerisk.importers.inputs`); empty: folders refused.
+    layout: tuple[str, ...] = ()
 
     def read(self, paths: Sequence[str | Path], **options: Any) -> Imported:
         """Call the reader (importing it first when it is given by name)."""
@@ -66,16 +70,27 @@ class Importer:
 
 #: The built-in formats, in the order of :data:`IMPORTERS` (their readers by name).
 BUILTIN_FORMATS: tuple[Importer, ...] = tuple(
-    Importer(name, f"judgerisk.importers.{name}:read_{name}", files, options)
-    for name, files, options in (
-        ("fastchat", "model_judgment/*_pair.jsonl", ("epsilon", "judge_by")),
-        ("arena_hard", "model_judgment/<judge>/<model>.jsonl", ("epsilon", "weak", "baseline")),
-        ("alpaca_eval", "annotations.json", ("epsilon",)),
-        ("lm_eval", "samples_<task>_<time>.jsonl", ("judge", "swap_suffix")),
+    Importer(name, f"judgerisk.importers.{name}:read_{name}", files, options, layout)
+    for name, files, options, layout in (
+        ("fastchat", "model_judgment/*_pair.jsonl", ("epsilon", "judge_by"), ("*_pair.jsonl",)),
+        (
+            "arena_hard",
+            "model_judgment/<judge>/<model>.jsonl (v0.1 and v2.0)",
+            ("epsilon", "weak", "baseline"),
+            ("model_judgment/*/*.jsonl",),
+        ),
+        ("alpaca_eval", "annotations.json", ("epsilon",), ("annotations.json",)),
+        (
+            "lm_eval",
+            "samples_<task>_<time>.jsonl",
+            ("judge", "swap_suffix", "gold"),
+            ("samples_*.jsonl",),
+        ),
         (
             "crowdkit",
             "task, worker, label table (csv/parquet/jsonl)",
-            ("epsilon", "label_a", "label_tie"),
+            ("epsilon", "label_a", "label_tie", "columns"),
+            ("*.csv", "*.tsv", "*.parquet", "*.jsonl"),
         ),
     )
 )
@@ -88,7 +103,11 @@ def _adopt(name: str, obj: Any) -> None:
         _REGISTRY.add(name, obj if obj.name == name else dataclasses.replace(obj, name=name))
     elif callable(obj):
         register_importer(
-            name, obj, files=getattr(obj, "files", ""), options=getattr(obj, "options", None)
+            name,
+            obj,
+            files=getattr(obj, "files", ""),
+            options=getattr(obj, "options", None),
+            layout=getattr(obj, "layout", ()),
         )
     else:
         raise TypeError(f"{obj!r} is neither an Importer nor a reader function")
@@ -115,14 +134,21 @@ def _keyword_options(reader: Reader) -> tuple[str, ...]:
 
 
 def register_importer(
-    name: str, reader: Reader, *, files: str, options: Sequence[str] | None = None
+    name: str,
+    reader: Reader,
+    *,
+    files: str,
+    options: Sequence[str] | None = None,
+    layout: Sequence[str] = (),
 ) -> Reader:
     """Register ``reader(paths, **options) -> Imported`` as the format ``name``.
 
-    ``options`` default to the reader's parameters after ``paths``.
+    ``options`` default to the reader's parameters after ``paths``; ``layout`` is the tails of
+    the paths of its files, what a folder given as input is searched for (none: a folder is
+    refused).
     """
     opts = _keyword_options(reader) if options is None else tuple(options)
-    _REGISTRY.add(name, Importer(name, reader, files, opts))
+    _REGISTRY.add(name, Importer(name, reader, files, opts, tuple(layout)))
     return reader
 
 
@@ -157,21 +183,35 @@ def _scalars(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _without_orphans(rows: pd.DataFrame, dropped: Counter) -> tuple[pd.DataFrame, Counter]:
-    """Drop (and count) the rows of items left with no original-order verdict by any judge."""
-    from judgerisk.options import ORIGINAL
+#: The duplicates policy in words, for the record.
+_DUPLICATE_RULE = {
+    "error": "a cell (item, judge, condition) read twice is refused",
+    "first": "a cell read twice keeps the first record read",
+    "last": "a cell read twice keeps the last record read (FastChat's own rule)",
+}
 
-    has = set(rows.loc[rows["condition"] == ORIGINAL, "item"])
-    orphan = ~rows["item"].isin(has)
-    if not orphan.any():
-        return rows, dropped
-    out = Counter(dropped)
-    out["verdicts of items with no original-order verdict left"] += int(orphan.sum())
-    return rows.loc[~orphan].reset_index(drop=True), out
+
+def _nothing_left(files: Sequence[Path], dropped: Counter) -> str:
+    """The one-line refusal of an import that leaves no cell: an empty file, or all dropped."""
+    names = ", ".join(map(str, files))
+    if not dropped:
+        return (
+            f"{names}: holds no judgement (an empty file, or only blank lines); pass the tool's "
+            "output file(s) once its run has written judgements"
+        )
+    why = ", ".join(f"{n} {reason}" for reason, n in dropped.items())
+    return (
+        f"{names}: no judgement left to import: every one was dropped ({why}); rerun the "
+        "judge on the failed records, or pass files that hold usable verdicts"
+    )
 
 
 def import_judgments(
-    fmt: str | Importer, paths: Sequence[str | Path] | str | Path, **assumptions: Any
+    fmt: str | Importer,
+    paths: Sequence[str | Path] | str | Path,
+    *,
+    duplicates: str = "error",
+    **assumptions: Any,
 ) -> tuple[pd.DataFrame, dict]:
     """Read one tool's judgment files into a validated panel and a record of the assumptions.
 
@@ -182,7 +222,12 @@ def import_judgments(
         ``"alpaca_eval"``, ``"lm_eval"``, ``"crowdkit"``, an installed plug-in's; or an
         :class:`Importer` (registered or not).
     paths : path or sequence of paths
-        The tool's output files.
+        The tool's output files, folders holding them (searched in the tool's own layout,
+        :attr:`Importer.layout`) or glob patterns (:mod:`judgerisk.importers.inputs`).
+    duplicates : {"error", "first", "last"}, default "error"
+        A cell (item, judge, condition) read twice, as a rerun appended to a file or a second
+        copy of a run gives: refused with the file and line of both records, or the first /
+        last record read kept and the others counted (:mod:`judgerisk.importers.cells`).
     **assumptions
         The format's options (ε, level map, baseline, ...; :class:`Importer` ``options``).
 
@@ -191,8 +236,10 @@ def import_judgments(
     panel : pandas.DataFrame
         Validated (data contract of :mod:`judgerisk.panel`).
     record : dict
-        ``format``, ``assumptions`` (every choice, defaults included), ``dropped`` (reason ->
-        count), ``ties`` (:func:`judgerisk.orientation.count_ties`), ``orientation_warnings``.
+        ``format``, ``files`` (those read), ``inputs`` (how folders and patterns were
+        expanded), ``assumptions`` (every choice, defaults included), ``dropped`` (reason ->
+        count), ``ties`` (:func:`judgerisk.orientation.count_ties`), ``orientation_warnings``,
+        ``shape``.
 
     Examples
     --------
@@ -202,6 +249,8 @@ def import_judgments(
     """
     import pandas as pd
 
+    from judgerisk.importers.cells import DUPLICATES, resolve_cells
+    from judgerisk.importers.inputs import expand_inputs
     from judgerisk.orientation import check_orientation, count_ties
     from judgerisk.panel import PanelError, validate_panel
 
@@ -212,26 +261,27 @@ def import_judgments(
         raise PanelError(
             f"format {fmt!r} takes no option(s) {unknown}; it takes {list(imp.options)}"
         )
+    if duplicates not in DUPLICATES:
+        raise PanelError(f"duplicates must be one of {list(DUPLICATES)}, got {duplicates!r}")
     paths = [paths] if isinstance(paths, str | Path) else list(paths)
     if not paths:
         raise PanelError(f"format {fmt!r}: no file given")
-    got = imp.read(paths, **assumptions)
-    got.rows = _scalars(got.rows)
-    rows, dropped = (
-        (got.rows, got.dropped) if got.rows.empty else _without_orphans(got.rows, got.dropped)
-    )
+    found = expand_inputs(paths, fmt, imp.layout)
+    got = imp.read(found.files, **assumptions)
+    rows, dropped = resolve_cells(_scalars(got.rows), got.dropped, duplicates)
     if rows.empty:
-        files = ", ".join(map(str, paths))
-        raise PanelError(f"{files}: no judgement left to import (dropped: {dict(dropped)})")
+        raise PanelError(_nothing_left(found.files, dropped))
     panel = validate_panel(rows, conditions=None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_orientation(panel)
     record = {
         "format": fmt,
-        "files": [str(p) for p in paths],
+        "files": [str(p) for p in found.files],
+        "inputs": found.notes,
         "assumptions": {
             "tie policy": "p = 1/2 is a tie: half a vote for A and half for B",
+            "duplicates": _DUPLICATE_RULE[duplicates],
             **got.assumptions,
         },
         "dropped": dict(dropped),

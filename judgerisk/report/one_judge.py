@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "order_consistency",
     "one_judge_overview",
     "one_judge_errors",
     "one_judge_riskiest",
@@ -57,21 +58,52 @@ def one_judge_errors(table: pd.DataFrame) -> pd.Series:
     return (sub["verdict"] != sub["gold"]).rename("error")
 
 
-def one_judge_overview(table: pd.DataFrame) -> pd.Series:
-    r"""The report's first table: what the judge saw and how it behaved, in words and counts.
+def order_consistency(table: pd.DataFrame) -> float:
+    r"""Share of the items seen in both orders whose verdict survives the swap, ties as everywhere.
 
-    Order consistency is the share of items whose verdict is the same (and not a tie) in both
-    orders, :math:`\frac1N\sum_i 1[\operatorname{sign}\ell_{\mathrm{fwd},i} =
-    \operatorname{sign}\ell_{\mathrm{rev},i} \ne 0]` (SCOPE paper §2.2: position bias).
+    :math:`1 - \frac1N\sum_i |v_{\mathrm{fwd},i} - v_{\mathrm{rev},i}|` with the contract's
+    verdicts :math:`v \in \{1, \tfrac12, 0\}` (A, tie, B): one minus the flip rate of
+    :func:`judgerisk.studies.describe.flip_rates`, so a tie in both orders counts as the same verdict
+    and a tie against A or B as half of one (SCOPE paper §2.2: position bias). NaN without items.
+    """
+    from judgerisk.panel import validate_panel
+    from judgerisk.studies.describe import flip_rates
+
+    both = table[table["bpe"].notna()]
+    if both.empty:
+        return float("nan")
+    items = both["item"] if "item" in both.columns else both.index.to_series()
+    pairs = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "item": items.to_numpy(),
+                    "judge": both["judge"].to_numpy(),
+                    "logit": both[col].to_numpy(),
+                }
+            ).assign(condition=cond)
+            for col, cond in (("logit_fwd", "original"), ("logit_rev", "swap"))
+        ],
+        ignore_index=True,
+    )
+    rates = flip_rates(validate_panel(pairs, conditions=None))
+    return 1.0 - float(rates["flip_rate"].iloc[0])  # one judge, one pair: swap vs original
+
+
+def one_judge_overview(table: pd.DataFrame) -> pd.Series:
+    """The report's first table: what the judge saw and how it behaved, in words and counts.
+
+    Order consistency is :func:`order_consistency` (a tie in both orders is the same verdict).
     """
     both = table[table["bpe"].notna()]
-    fwd, rev = both["logit_fwd"].to_numpy(), both["logit_rev"].to_numpy()
-    consistent = (np.sign(fwd) == np.sign(rev)) & (fwd != 0)
+    consistency = order_consistency(table)
     rows: dict[str, str] = {
         "judge": str(table["judge"].iloc[0]),
         "items": f"{len(table)}",
         "items in both orders": f"{len(both)}",
-        "same verdict in both orders": f"{consistent.mean():.1%}" if len(both) else "–",
+        "same verdict in both orders (a tie counts as a verdict)": f"{consistency:.1%}"
+        if len(both)
+        else "–",
         "tie verdicts (p̄ = 1/2)": f"{int((both['verdict'] == 'tie').sum())}",
     }
     errors = one_judge_errors(table)

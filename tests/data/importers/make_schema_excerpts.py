@@ -124,3 +124,45 @@ for t in range(15):
         lines.append(f"t{t},{w},{label}")
 (HERE / "crowdkit").mkdir(exist_ok=True)
 (HERE / "crowdkit" / "labels.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+# Arena-Hard v2.0: src/arenahard/gen_judgment.py, judgment() appends each game's result, or
+# None when the judge call returned nothing; the regex of config/arena-hard-v2.0.yaml takes
+# any [[...]] label of A, B, <, >, =, and show_result.py reads the ten spellings below.
+# Its own generator, so that the excerpts above stay as they were.
+rng_v2 = np.random.default_rng(20261202)
+V2_LABELS = ["A>>B", "A>B", "A=B", "B>A", "B>>A", "A<<B", "A<B", "B=A", "B<A", "B<<A"]
+CATEGORY_BASELINE = {
+    "hard_prompt": "o3-mini-2025-01-31",
+    "creative_writing": "gemini-2.0-flash-001",
+}
+recs = []
+for k in range(24):
+    category = "hard_prompt" if k % 3 else "creative_writing"
+    games = []
+    for g in range(2):
+        if rng_v2.random() < 0.08:
+            games.append(None)  # the judge call returned nothing
+            continue
+        score = V2_LABELS[k % 10] if g == 0 else V2_LABELS[int(rng_v2.integers(0, 10))]
+        score = None if rng_v2.random() < 0.05 else score  # no label found in the judgment
+        games.append(
+            {
+                "score": score,
+                "judgment": {"answer": f"... My final verdict is: [[{score}]]"},
+                "prompt": [
+                    {"role": "system", "content": "..."},
+                    {"role": "user", "content": "..."},
+                ],
+            }
+        )
+    recs.append(
+        {
+            "uid": f"{k:04x}5e6f7a8b9c0d",
+            "category": category,
+            "judge": "gpt-4.1",
+            "model": "qwen3-8b",
+            "baseline": CATEGORY_BASELINE[category],
+            "games": games,
+        }
+    )
+_jsonl(HERE / "arena_hard_v2" / "model_judgment" / "gpt-4.1" / "qwen3-8b.jsonl", recs)
