@@ -176,14 +176,14 @@ def test_importer_recipe_reaches_import_and_score(env, tmp_path):
             lines.append({"id": f"q{item}", "judge": judge, "winner": winner})
             flipped = {"A": "B", "B": "A"}[winner]
             lines.append({"id": f"q{item}", "judge": judge, "winner": flipped, "swapped": True})
-    lines.append({"id": "q0", "judge": "j1", "winner": "error"})  # dropped, counted
+    lines.append({"id": "q_failed", "judge": "j1", "winner": "error"})  # dropped, counted
     source = tmp_path / "judgments.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in lines))
     cli = [sys.executable, "-m", "judgerisk.cli"]
     panel, scores = tmp_path / "panel.csv", tmp_path / "scores.csv"
     _ok(_run([*cli, "import", "my_tool", str(source), "-o", str(panel)], env, tmp_path))
     record = json.loads(panel.with_name(panel.name + ".provenance.json").read_text())
-    assert "my_tool" in json.dumps(record)
+    assert "my_tool" in json.dumps(record) and "winner = 'error'" in json.dumps(record)
     _ok(_run([*cli, "score", str(panel), "-o", str(scores), "--n-seeds", "1"], env, tmp_path))
     assert len(scores.read_text().splitlines()) == 31
 
