@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judgerisk.options import check_count
 from judgerisk.orders import order_pairs
 from judgerisk.panel import CONDITIONS, ORIGINAL, validate_panel
 from judgerisk.validation import to_labels
@@ -246,8 +247,8 @@ def simulate_panel(
         raise ValueError(f"conditions must be names (strings), got {list(conditions)!r}")
     if ORIGINAL not in conditions:
         raise ValueError(f"conditions must include {ORIGINAL!r}, got {conditions}")
-    if n_items < 1 or n_judges < 1:
-        raise ValueError("n_items and n_judges must be positive")
+    check_count("n_items", n_items)
+    check_count("n_judges", n_judges)
     if not 0 <= k["n_spammers"] <= n_judges:
         raise ValueError(f"n_spammers={k['n_spammers']} must lie in [0, n_judges]")
     rng = np.random.default_rng(seed)

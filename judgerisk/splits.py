@@ -239,8 +239,7 @@ def cross_fit_splits(
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    if isinstance(n_repeats, bool) or int(n_repeats) != n_repeats or n_repeats < 1:
-        raise ValueError(f"the number of repetitions must be an integer >= 1, got {n_repeats!r}")
+    check_count("n_repeats", n_repeats)
     items = list(items) if not hasattr(items, "__len__") else items
     out = []
     for s in range(seed, seed + int(n_repeats)):

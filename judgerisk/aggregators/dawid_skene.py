@@ -12,6 +12,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.options import check_count
 from judgerisk.validation import binary_indicators, check_votes
 
 __all__ = ["DawidSkene", "check_votes"]
@@ -135,8 +136,7 @@ class DawidSkene(BaseAggregator):
     def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
         if self.smoothing < 0:
             raise ValueError(f"smoothing must be >= 0, got {self.smoothing}")
-        if self.max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
+        check_count("max_iter", self.max_iter)
         observed = ~np.isnan(arr)
         n_obs = observed.sum(axis=1)
         if (n_obs == 0).any():

@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from judgerisk.options import ANALYSIS
+from judgerisk.options import ANALYSIS, check_count
 from judgerisk.panel import PanelError
 from judgerisk.risk.registry import BASELINES
 from judgerisk.studies.analysis import SUBSET_NAMES
@@ -221,8 +221,7 @@ def paired_auroc_difference(
     b, _ = _check_inputs(score_b, errors, groups)
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be positive, got {n_boot}")
+    check_count("n_boot", n_boot)
     w = _bootstrap_counts(len(e), n_boot, random_state)  # items x resamples
     labels = _group_labels(groups, len(e))
     num_a, den = _resample_sums(a, e, labels, w)
