@@ -43,8 +43,8 @@ HTML := _build/html
 # the repository when JUDGERISK_DATA is unset (notebooks and tests inherit it).
 export JUDGERISK_DATA ?= $(abspath $(CURDIR)/../shared/data)
 
-.PHONY: book test quick-test lint typecheck notebooks venv browser clean help lock wheel-test \
-  oldest-test
+.PHONY: book check-book test quick-test lint typecheck notebooks venv browser clean help lock \
+  wheel-test oldest-test
 .DEFAULT_GOAL := help
 
 # --- Python: any supported version -------------------------------------------------------------
@@ -92,6 +92,7 @@ FORCE:
 
 help:
 	@echo "make book   - create .venv, run every notebook (full parameters), build the HTML book"
+	@echo "make check-book - the book tests (pages, browser) on the book make book built"
 	@echo "make test   - lint, mypy, then pytest (doctests, notebooks with small parameters, book build, browser check)"
 	@echo "make quick-test - a fast check (install, mypy, unit tests, CLI, one chapter); PYTHON=, VENV=, EXTRAS="
 	@echo "make wheel-test  - build the sdist and wheel, install the wheel in a clean venv, run it"
@@ -122,6 +123,14 @@ book: $(STAMP)
 	@start=$$(date +%s); \
 	$(PY) -m judgerisk.book.runbook --profile default --build-book --html-out $(HTML) && \
 	echo "make book took $$(( $$(date +%s) - start )) s; open $(CURDIR)/$(HTML)/index.html"
+
+# The book test's checks (every page: no stderr, warning, path or empty glue; in a browser: math
+# typeset, figures loaded, nothing wider than the column) on the book `make book` built, instead
+# of the small one the test builds (CI runs it after make book). BUILT_BOOK= checks another
+# folder holding executed/default and html.
+BUILT_BOOK ?= _build
+check-book: $(STAMP) browser
+	JUDGERISK_BUILT_BOOK='$(BUILT_BOOK)' $(PY) -m pytest tests/test_book.py -q -rs -p no:cacheprovider
 
 lint: $(STAMP)
 	$(PY) -m ruff check $(LINT_PATHS)

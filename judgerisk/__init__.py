@@ -62,7 +62,10 @@ _LAZY: dict[str, str] = {
     "load_llmbar_panel": "judgerisk.datasets.llmbar",
     "load_pandalm_panel": "judgerisk.datasets.pandalm",
     "load_smollm2_llmbar": "judgerisk.datasets.shipped",
+    "load_smollm2_llmbar_families": "judgerisk.datasets.shipped",
     "load_smollm2_llmbar_generation": "judgerisk.datasets.shipped",
+    "register_family": "judgerisk.families",
+    "perturb_items": "judgerisk.extract.perturb",
     "ScurResult": "judgerisk.risk.signals",
     "InputError": "judgerisk.validation",
     "OptionError": "judgerisk.validation",
@@ -76,8 +79,14 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
     from judgerisk.datasets.judgebench import load_judgebench_panel, load_judgebench_reward_pairs
     from judgerisk.datasets.llmbar import load_llmbar_items, load_llmbar_panel
     from judgerisk.datasets.pandalm import load_pandalm_panel
-    from judgerisk.datasets.shipped import load_smollm2_llmbar, load_smollm2_llmbar_generation
+    from judgerisk.datasets.shipped import (
+        load_smollm2_llmbar,
+        load_smollm2_llmbar_families,
+        load_smollm2_llmbar_generation,
+    )
     from judgerisk.extract import extract_logprobs, load_judge
+    from judgerisk.extract.perturb import perturb_items
+    from judgerisk.families import register_family
     from judgerisk.panel import (
         CONDITIONS,
         FAMILIES,
@@ -129,10 +138,13 @@ __all__ = [
     "load_pandalm_panel",
     "load_panel",
     "load_smollm2_llmbar",
+    "load_smollm2_llmbar_families",
     "load_smollm2_llmbar_generation",
     "msp",
+    "perturb_items",
     "pe",
     "predictive_probability",
+    "register_family",
     "retention_analysis",
     "retention_curve",
     "riskiest",

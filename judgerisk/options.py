@@ -2,7 +2,8 @@
 
 The command line builds its parser from these names (so ``judgerisk --help`` imports neither
 pandas nor scikit-learn), and the library and the report check their options with the same
-functions: one α check, one ``accelerate`` vocabulary, one data contract's condition names.
+functions: one α check, one ``accelerate`` vocabulary, the paper's six condition names (the
+perturbation families, which declare the others, are in :mod:`judgerisk.families`).
 :mod:`judgerisk.validation` re-exports the checks next to the table validators.
 """
 
@@ -22,8 +23,8 @@ __all__ = [
     "CONDITIONS",
     "DEFAULT_ACCELERATE",
     "DEFAULT_REPEATS",
+    "PERTURB_CONDITIONS",
     "PROTOCOLS",
-    "FAMILIES",
     "InputError",
     "ORIGINAL",
     "OptionError",
@@ -43,7 +44,8 @@ PROTOCOLS: tuple[str, str] = ("kfold", "paper")
 
 #: The condition a judge sees first (answers in the original order, the original rubric).
 ORIGINAL = "original"
-#: The six conditions of the data contract (:mod:`judgerisk.panel`).
+#: The six conditions of the paper (the default of extraction and simulation). Any condition a
+#: perturbation family declares is allowed (:mod:`judgerisk.families`: ``label1``, ...).
 CONDITIONS: tuple[str, ...] = (
     "original",
     "swap",
@@ -52,16 +54,18 @@ CONDITIONS: tuple[str, ...] = (
     "swap_rubric1",
     "swap_rubric2",
 )
-#: Perturbation families: pairs (c, c') of conditions that differ by one perturbation.
-FAMILIES: dict[str, tuple[tuple[str, str], ...]] = {
-    "order": (("swap", "original"), ("swap_rubric1", "rubric1"), ("swap_rubric2", "rubric2")),
-    "rubric": (
-        ("rubric1", "original"),
-        ("rubric2", "original"),
-        ("swap_rubric1", "swap"),
-        ("swap_rubric2", "swap"),
-    ),
-}
+
+
+#: The default conditions of ``judgerisk perturb``: the original prompt, its order swap, and the
+#: first variant of the label, format and verbosity families (padding each answer once).
+PERTURB_CONDITIONS: tuple[str, ...] = (
+    "original",
+    "swap",
+    "label1",
+    "format1",
+    "verbosity1",
+    "verbosity2",
+)
 
 
 class InputError(ValueError):

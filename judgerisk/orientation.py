@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from judgerisk.options import FAMILIES
+from judgerisk.families import FAMILIES
 
 __all__ = [
     "ORIENTATION_LEVEL",
@@ -70,10 +70,7 @@ def order_disagreement(panel: pd.DataFrame) -> pd.DataFrame:
         both conditions whose strict verdicts differ; ties never count as a disagreement).
     """
     rows = []
-    present = set(pd.unique(panel["condition"]))
-    for swapped, shown in FAMILIES["order"]:
-        if swapped not in present or shown not in present:
-            continue
+    for swapped, shown in FAMILIES["order"].pairs(pd.unique(panel["condition"])):
         a = panel.loc[panel["condition"] == swapped, ["item", "judge", "logit"]]
         b = panel.loc[panel["condition"] == shown, ["item", "judge", "logit"]]
         both = a.merge(b, on=["item", "judge"], suffixes=("_s", "_o"))

@@ -11,7 +11,9 @@ column     meaning
 ========== =========================================================================
 item       item id (any hashable scalar; the simulator uses ints)
 judge      judge name (str)
-condition  one of the condition names, ``"original"`` is the unperturbed prompt
+condition  a declared condition name (:mod:`judgerisk.families`): ``"original"`` is the
+           unperturbed prompt, ``"swap"`` its order swap, ``F<k>`` / ``swap_F<k>`` variant
+           k of perturbation family F (``rubric1``, ``label1``, ``swap_format2``, ...)
 logit      m = log P(A) - log P(B) over the two verdict tokens, canonical, in [-20, 20]
 p          sigmoid(logit), canonical
 verdict    1 if logit > 0 (A wins), 0 if logit < 0, 0.5 if logit == 0 (a tie: half a vote each)
@@ -41,11 +43,20 @@ from scipy.special import expit, logit
 
 from judgerisk._util.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.coverage import distinct_patterns, judge_groups, no_shared_items
-from judgerisk.options import CONDITIONS, FAMILIES, ORIGINAL, InputError
+from judgerisk.families import (
+    DECLARED,
+    FAMILIES,
+    DeclaredConditions,
+    condition_order,
+    family_pairs,
+    is_declared,
+)
+from judgerisk.options import CONDITIONS, ORIGINAL, InputError
 from judgerisk.validation import offending_rows
 
 __all__ = [
     "CONDITIONS",
+    "DECLARED",
     "ORIGINAL",
     "FAMILIES",
     "LOGIT_CLIP",
@@ -192,7 +203,7 @@ def validate_scores(
 
 
 def validate_panel(
-    df: pd.DataFrame, conditions: tuple[str, ...] | None = CONDITIONS
+    df: pd.DataFrame, conditions: tuple[str, ...] | DeclaredConditions | None = DECLARED
 ) -> pd.DataFrame:
     """Check a panel table against the data contract and return a normalised copy.
 
@@ -201,9 +212,12 @@ def validate_panel(
     df : pandas.DataFrame
         Long table with ``item, judge, condition`` and ``logit`` and/or ``p``
         (canonical orientation), optionally ``gold`` ("A"/"B") and extra columns.
-    conditions : tuple of str or None, default CONDITIONS
-        Allowed condition names; ``"original"`` must be among them. ``None`` allows any
-        name (``"original"`` is still required for every item).
+    conditions : tuple of str, DECLARED or None, default DECLARED
+        Allowed condition names: :data:`judgerisk.families.DECLARED` (the default) allows
+        every name a registered perturbation family declares (``original``, ``swap``,
+        ``<family><k>``, ``swap_<family><k>``); a tuple allows those names (``"original"``
+        must be among them); ``None`` allows any name (``"original"`` is still required for
+        every item).
 
     Returns
     -------
@@ -233,7 +247,7 @@ def validate_panel(
     """
     if not isinstance(df, pd.DataFrame):
         raise PanelError(f"a panel must be a pandas DataFrame, got {type(df).__name__}")
-    allowed_key = tuple(conditions) if conditions is not None else None
+    allowed_key = _allowed(conditions)
     if _already_valid(df, allowed_key):
         return df.copy()
     missing = [c for c in REQUIRED if c not in df.columns]
@@ -272,16 +286,21 @@ def validate_panel(
     out["condition"] = _as_text(out["condition"])
     out["item"] = _uniform_items(out["item"])
 
-    allowed = tuple(conditions) if conditions is not None else None
+    allowed = allowed_key
     if allowed is not None:
         if ORIGINAL not in allowed:
             raise PanelError(f"the allowed conditions {allowed} must include '{ORIGINAL}'")
-        unknown = ~out["condition"].isin(allowed).to_numpy()
+        unknown = _unknown_conditions(out["condition"], allowed)
         if unknown.any():
             names = sorted(set(out.loc[unknown, "condition"]))
+            rule = (
+                "allowed: 'original', 'swap', <family><k> and swap_<family><k> of the "
+                f"perturbation families {list(FAMILIES)}"
+                if isinstance(allowed, DeclaredConditions)
+                else f"allowed: {list(allowed)}"
+            )
             raise _fail(
-                f"column 'condition' has unknown condition name(s) {names} "
-                f"(allowed: {list(allowed)})",
+                f"column 'condition' has unknown condition name(s) {names} ({rule})",
                 out,
                 unknown,
                 list(REQUIRED),
@@ -297,7 +316,11 @@ def validate_panel(
         _note_replaced_verdicts(out["verdict"], verdict)
     out["verdict"] = verdict
 
-    order = list(allowed) if allowed is not None else _condition_order(out["condition"])
+    order = (
+        list(allowed)
+        if isinstance(allowed, tuple)
+        else condition_order([ORIGINAL, *pd.unique(out["condition"])])
+    )
     item_code, items_sorted = pd.factorize(out["item"], sort=True)
     judge_code, judges_sorted = pd.factorize(out["judge"], sort=True)
     cond_code = pd.Index(order).get_indexer(out["condition"])
@@ -345,7 +368,29 @@ def _fingerprint(df: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
-def _already_valid(df: pd.DataFrame, allowed_key: tuple[str, ...] | None) -> bool:
+def _allowed(
+    conditions: tuple[str, ...] | DeclaredConditions | None,
+) -> tuple[str, ...] | DeclaredConditions | None:
+    """The allowed names in canonical form: a tuple, :data:`DECLARED` or None."""
+    if conditions is None or isinstance(conditions, DeclaredConditions):
+        return conditions
+    return tuple(conditions)
+
+
+def _unknown_conditions(
+    condition: pd.Series, allowed: tuple[str, ...] | DeclaredConditions
+) -> np.ndarray:
+    """Rows whose condition name is not allowed (declared names checked once per name)."""
+    if isinstance(allowed, DeclaredConditions):
+        names = pd.unique(condition)
+        bad = {c for c in names if not is_declared(c)}
+        return condition.isin(bad).to_numpy() if bad else np.zeros(len(condition), bool)
+    return ~condition.isin(allowed).to_numpy()
+
+
+def _already_valid(
+    df: pd.DataFrame, allowed_key: tuple[str, ...] | DeclaredConditions | None
+) -> bool:
     """True when ``df`` is, value for value, a panel this module validated already.
 
     :func:`validate_panel` marks its output with a content fingerprint in ``attrs``;
@@ -358,7 +403,7 @@ def _already_valid(df: pd.DataFrame, allowed_key: tuple[str, ...] | None) -> boo
     if not mark or not isinstance(df.index, pd.RangeIndex):
         return False
     fingerprint, conditions_seen = mark
-    if allowed_key is not None and not set(conditions_seen) <= set(allowed_key):
+    if allowed_key is not None and not all(c in allowed_key for c in conditions_seen):
         return False
     try:
         return fingerprint == _fingerprint(df)
@@ -459,12 +504,6 @@ def _as_text(col: pd.Series) -> pd.Series:
     if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == "string":
         return col
     return col.astype(str).astype(object)
-
-
-def _condition_order(conditions: pd.Series) -> list[str]:
-    present = list(pd.unique(conditions))
-    known = [c for c in CONDITIONS if c in present]
-    return known + sorted(c for c in present if c not in CONDITIONS)
 
 
 def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
@@ -721,7 +760,9 @@ def write_table(df: pd.DataFrame, path: str | Path, *, exclusive: bool = False) 
     return atomic_write(path, lambda tmp: writer(df, tmp), exclusive=exclusive)
 
 
-def load_panel(path: str | Path, conditions: tuple[str, ...] | None = CONDITIONS) -> pd.DataFrame:
+def load_panel(
+    path: str | Path, conditions: tuple[str, ...] | DeclaredConditions | None = DECLARED
+) -> pd.DataFrame:
     """Read a panel from csv, parquet or jsonl (by extension) and validate it.
 
     Parameters
@@ -800,7 +841,7 @@ def encode_panel(panel: pd.DataFrame) -> PanelArrays:
     item_idx, items = pd.factorize(panel["item"], sort=True)
     judge_idx, judges = pd.factorize(panel["judge"], sort=True)
     cond_codes, present = pd.factorize(panel["condition"])
-    conditions = tuple(_condition_order(pd.Series(present)))
+    conditions = tuple(condition_order(present))
     cond_idx = pd.Index(conditions).get_indexer(present)[cond_codes]
     items, judges = pd.Index(items, name="item"), pd.Index(judges, name="judge")
     return PanelArrays(
@@ -847,9 +888,10 @@ def check_scorable(panel: pd.DataFrame) -> None:
     -----
     UserWarning
         Counting the items seen by one judge only (their consensus is a single vote), naming
-        each S signal dropped because its perturbation family is absent, and when the items
-        show so few distinct verdict patterns (:func:`judgerisk.coverage.distinct_patterns`,
-        at most :data:`FEW_PATTERNS`) that every per-item score takes only that many values.
+        each S signal of the paper's families (order, rubric) dropped because its perturbation
+        family is absent, and when the items show so few distinct verdict patterns
+        (:func:`judgerisk.coverage.distinct_patterns`, at most :data:`FEW_PATTERNS`) that every
+        per-item score takes only that many values.
     """
     orig = panel.loc[panel["condition"] == ORIGINAL]
     judges = pd.unique(orig["judge"])
@@ -889,13 +931,17 @@ def check_scorable(panel: pd.DataFrame) -> None:
             UserWarning,
             stacklevel=2,
         )
-    present = set(pd.unique(panel["condition"]))
-    for family, pairs in FAMILIES.items():
-        if not any(a in present and b in present for a, b in pairs):
-            signal = "S_order" if family == "order" else "S_rubric"
+    present = family_pairs(pd.unique(panel["condition"]))
+    for family, spec in FAMILIES.items():
+        if spec.core and family not in present:
             warnings.warn(
-                f"the panel has no {family} perturbation (no condition pair among "
-                f"{[f'{a}/{b}' for a, b in pairs]}): the {signal} signal is dropped",
+                f"the panel has no {family} perturbation (no condition pair such as "
+                f"{_example_pairs(family)}): the S_{family} signal is dropped",
                 UserWarning,
                 stacklevel=2,
             )
+
+
+def _example_pairs(family: str) -> list[str]:
+    """The pairs a family would form among the paper's six conditions, as ``c/c'`` text."""
+    return [f"{a}/{b}" for a, b in FAMILIES[family].pairs(CONDITIONS)]

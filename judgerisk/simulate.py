@@ -11,7 +11,17 @@ is shown first and ``-1`` after an order swap)::
     m_ijc = a_j q_i + b_j + delta_c + kappa_jc          (the LMM part)
             + s_c tau_ij                                 (item-level order sensitivity)
             + eta_{i, r(c)}                              (item-level rubric sensitivity)
+            + xi^F_{ij, k(c)}                            (item x judge sensitivity to family F)
             + sigma_j * w_i * eps_ijc,   eps ~ N(0, 1)   (judge noise, boosted on hard items)
+
+``xi^F`` is drawn for every other perturbation family F present in the conditions (label,
+format, verbosity, a plug-in's; :mod:`judgerisk.families`): zero except on the items sensitive
+to F, where it is ``N(0, sd_F^2)`` per judge and variant ``k``, or, for a family whose variants
+push in opposite directions (verbosity pads A in odd variants and B in even ones),
+``sign_k |N(0, sd_F^2)|`` with one magnitude per item and judge. Each family draws from its own
+random stream (seeded by the seed and the family's name), so a panel of the paper's six
+conditions is drawn exactly as without any family, and adding one family changes no other's
+draws.
 
 ``kappa`` includes each judge's position bias ``beta_j`` (first-shown answer favoured),
 which the LMM absorbs as ``b_j + beta_j`` and ``kappa_jc = -2 beta_j`` on swapped
@@ -21,11 +31,13 @@ where the whole panel leans the wrong way.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from judgerisk.families import FAMILIES, get_family, parse_condition
 from judgerisk.options import check_count
 from judgerisk.orders import order_pairs
 from judgerisk.panel import CONDITIONS, ORIGINAL, validate_panel
@@ -68,7 +80,16 @@ DEFAULT_KNOBS: dict[str, float] = {
     "n_spammers": 0,
     "spammer_sd": 2.5,
     "missing_rate": 0.0,
+    "label_sensitive_rate": 0.12,
+    "label_sensitivity": 2.0,
+    "format_sensitive_rate": 0.12,
+    "format_sensitivity": 2.0,
+    "verbosity_sensitive_rate": 0.12,
+    "verbosity_sensitivity": 2.0,
 }
+#: The perturbation families simulated by the ``xi`` term (every family but order and rubric,
+#: which have their own mechanisms).
+_OWN_MECHANISM = ("order", "rubric")
 
 
 #: One line per knob: what it controls (shown in chapter 1 by :func:`knob_table`).
@@ -97,6 +118,12 @@ KNOB_DOCS: dict[str, str] = {
     "n_spammers": "the last n judges ignore the item: m ~ N(b_j, spammer_sd^2)",
     "spammer_sd": "noise sd of spammer judges",
     "missing_rate": "share of cells dropped at random (every item keeps an original cell)",
+    "label_sensitive_rate": "share of items whose verdict moves with the answer labels",
+    "label_sensitivity": "sd of the item x judge label shift xi (label1, label2, ...)",
+    "format_sensitive_rate": "share of items whose verdict moves with the answers' layout",
+    "format_sensitivity": "sd of the item x judge layout shift xi (format1, ...)",
+    "verbosity_sensitive_rate": "share of items on which padding an answer helps it",
+    "verbosity_sensitivity": "sd of the padding shift |xi| (+ for verbosity1, - for verbosity2)",
 }
 
 
@@ -129,7 +156,8 @@ class SimulationTruth:
         Judge x condition interaction (0 for ``original``), position bias included.
     items : pandas.DataFrame
         By item: ``gold`` and the mechanism flags ``ambiguous``, ``consensus_wrong``,
-        ``order_sensitive``, ``rubric_sensitive``.
+        ``order_sensitive``, ``rubric_sensitive``, and ``<family>_sensitive`` for each other
+        perturbation family simulated (``label_sensitive``, ...).
     spammers : tuple of str
         Judges whose logits ignore the item (their ``a`` is 0).
     knobs : dict
@@ -155,11 +183,22 @@ class Panel:
     truth: SimulationTruth
 
 
+def _family_knobs() -> dict[str, float]:
+    """The sensitivity knobs of the registered families beyond the built-in knobs (plug-ins)."""
+    out = {}
+    for name, family in FAMILIES.items():
+        if name not in _OWN_MECHANISM and f"{name}_sensitive_rate" not in DEFAULT_KNOBS:
+            out[f"{name}_sensitive_rate"] = float(family.sensitive_rate)
+            out[f"{name}_sensitivity"] = float(family.sensitivity)
+    return out
+
+
 def _resolve_knobs(knobs: dict) -> dict:
-    unknown = sorted(set(knobs) - set(DEFAULT_KNOBS))
+    defaults = {**DEFAULT_KNOBS, **_family_knobs()}
+    unknown = sorted(set(knobs) - set(defaults))
     if unknown:
-        raise TypeError(f"unknown simulation knob(s) {unknown}; known: {sorted(DEFAULT_KNOBS)}")
-    out = {**DEFAULT_KNOBS, **knobs}
+        raise TypeError(f"unknown simulation knob(s) {unknown}; known: {sorted(defaults)}")
+    out = {**defaults, **knobs}
     for name in (
         "ambiguous_rate",
         "consensus_wrong_rate",
@@ -167,6 +206,7 @@ def _resolve_knobs(knobs: dict) -> dict:
         "rubric_sensitive_rate",
         "missing_rate",
         "gold_a_rate",
+        *(k for k in out if k.endswith("_sensitive_rate")),
     ):
         if not 0.0 <= out[name] <= 1.0:
             raise ValueError(f"knob {name}={out[name]!r} must lie in [0, 1]")
@@ -204,7 +244,8 @@ def simulate_panel(
     conditions : tuple of str
         Conditions to simulate; must include ``"original"``. Names starting with
         ``swap`` are order-swapped; names ending in ``rubric1`` / ``rubric2`` use that
-        alternative rubric.
+        alternative rubric; ``F<k>`` / ``swap_F<k>`` of another perturbation family F
+        (``label1``, ``format2``, ``verbosity1``, ...) carry F's shift ``xi``.
     seed : int
         Seed of the only random generator used; same seed, same panel.
     **knobs
@@ -235,6 +276,13 @@ def simulate_panel(
           (``m ~ N(b_j, spammer_sd²)``).
         - ``missing_rate``: share of cells dropped at random (each item keeps at least one
           original-condition cell).
+        - ``label_sensitive_rate``, ``label_sensitivity``, ``format_sensitive_rate``,
+          ``format_sensitivity``, ``verbosity_sensitive_rate``, ``verbosity_sensitivity``
+          (and ``<family>_sensitive_rate``, ``<family>_sensitivity`` of a plug-in family):
+          for each perturbation family other than order and rubric, the share of items
+          sensitive to it (times ``hard_item_boost`` on hard items) and the sd of their
+          shift ``xi`` (module docstring). They act only when the family's conditions
+          (``label1``, ``swap_label1``, ...) are simulated.
 
     Returns
     -------
@@ -314,6 +362,7 @@ def simulate_panel(
         + np.where(rubric_col >= 0, eta[:, np.maximum(rubric_col, 0)], 0.0)[:, None, :]
         + sigma[None, :, None] * noise_mult[:, None, None] * eps
     )
+    family_flags = _add_family_shifts(m, conditions, hard, k, seed)
     keep = np.ones(m.shape, dtype=bool)
     if k["missing_rate"] > 0:
         keep = rng.random(m.shape) >= k["missing_rate"]
@@ -353,6 +402,7 @@ def simulate_panel(
                 "consensus_wrong": wrong,
                 "order_sensitive": order_sensitive,
                 "rubric_sensitive": rubric_sensitive,
+                **{f"{name}_sensitive": flag for name, flag in family_flags.items()},
             },
             index=pd.Index(items, name="item"),
         ),
@@ -360,6 +410,40 @@ def simulate_panel(
         knobs=k,
     )
     return Panel(data=data, truth=truth)
+
+
+def _add_family_shifts(
+    m: np.ndarray, conditions: tuple[str, ...], hard: np.ndarray, knobs: dict, seed: int
+) -> dict[str, np.ndarray]:
+    """Add each simulated family's shift ``xi`` to the logits ``m`` (in place).
+
+    Returns ``family -> sensitive-item flags`` for the families present (module docstring).
+    """
+    n_items, n_judges, _ = m.shape
+    by_family: dict[str, list[tuple[int, int]]] = {}
+    for col, cond in enumerate(conditions):
+        spec = parse_condition(cond)
+        if spec is not None and spec.family and spec.family not in _OWN_MECHANISM:
+            by_family.setdefault(spec.family, []).append((col, int(spec.variant or 0)))
+    flags = {}
+    for name in [f for f in FAMILIES if f in by_family]:  # registration order
+        family = get_family(name)
+        rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8"))])
+        boost = np.where(hard, knobs["hard_item_boost"], 1.0)
+        sensitive = rng.random(n_items) < np.minimum(1, knobs[f"{name}_sensitive_rate"] * boost)
+        sd = knobs[f"{name}_sensitivity"]
+        variants = sorted({v for _, v in by_family[name]})
+        signs = {v: family.simulation_sign(v) for v in variants}
+        if all(sign is not None for sign in signs.values()):
+            size = np.abs(rng.normal(0, sd, (n_items, n_judges)))
+            shift = {v: signs[v] * size for v in variants}
+        else:
+            draws = rng.normal(0, sd, (len(variants), n_items, n_judges))
+            shift = {v: draws[i] for i, v in enumerate(variants)}
+        for col, v in by_family[name]:
+            m[:, :, col] += np.where(sensitive[:, None], shift[v], 0.0)
+        flags[name] = sensitive
+    return flags
 
 
 def calibration_labels(

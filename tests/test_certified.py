@@ -153,3 +153,13 @@ def test_certified_validity_llmbar_1000_splits():
     table = certify_panel(panel, n_splits=1000, n_seeds=2, scur_options=FAST)
     assert table.attrs["n_items"] == 419 and table.attrs["judge"] == "GPT-4"
     _check_validity(table, 1000)
+
+
+def test_validity_cells_are_one_readable_cell_per_alpha(sim, sim_scores):
+    from judgerisk.plots.certified import validity_cells
+
+    table = certify_panel(sim, scores=sim_scores, n_splits=50, split_seed=0)
+    cells = validity_cells(summarize_certified(table))
+    assert list(cells.columns) == [f"{a:g}" for a in ALPHAS] and cells.columns.name == "α"
+    assert cells.columns[0] == "0.05"  # not 0.050000
+    assert cells.stack().str.fullmatch(r"\d\.\d{3} [≤>] \d\.\d{3}").all()

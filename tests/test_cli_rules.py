@@ -21,6 +21,7 @@ import judgerisk
 from judgerisk import cli
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, main
 from judgerisk.simulate import calibration_labels, simulate_panel
+from judgerisk.testing import tiny_items
 
 ROOT = Path(__file__).resolve().parents[1]
 CROWDKIT = ROOT / "tests" / "data" / "importers" / "crowdkit" / "labels.csv"
@@ -41,6 +42,7 @@ def folder(tmp_path, small, monkeypatch):
     )
     scores.to_csv("scores.csv", index=False)
     calibration_labels(small, 30, seed=0).to_csv("cal.csv", index=False)
+    tiny_items(3).to_json("items.jsonl", orient="records", lines=True)
     return tmp_path
 
 
@@ -63,6 +65,7 @@ _WRITERS = {
     "run": ["run", "01", "--small", "-o", "out.ipynb"],
     "import": ["import", "crowdkit", str(CROWDKIT), "-o", "out.csv"],
     "bpe": ["bpe", "panel.csv", "-o", "out.csv"],
+    "perturb": ["perturb", "items.jsonl", "-o", "out.csv"],
 }
 
 
@@ -95,7 +98,7 @@ def test_import_and_bpe_refuse_a_left_over_sidecar(folder, capsys, command):
 
 
 @pytest.mark.parametrize(
-    "command", ["simulate", "simulate --labels", "score", "select", "import", "bpe"]
+    "command", ["simulate", "simulate --labels", "score", "select", "import", "bpe", "perturb"]
 )
 def test_overwrite_replaces_the_output(folder, capsys, command):
     argv = _WRITERS[command]
@@ -116,7 +119,7 @@ def test_the_rule_is_in_the_help_and_the_readme(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "--overwrite" in capsys.readouterr().out
-    for command in ("simulate", "score", "select", "report", "run", "import", "bpe"):
+    for command in ("simulate", "score", "select", "report", "run", "import", "bpe", "perturb"):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "--overwrite" in capsys.readouterr().out, command
@@ -304,6 +307,7 @@ _RECORDED = {
     "select": ["select", "scores.csv", "--calibration", "cal.csv", "-o", "d.csv"],
     "import": ["import", "crowdkit", str(CROWDKIT), "-o", "i.csv"],
     "bpe": ["bpe", "panel.csv", "--calibration", "cal.csv", "-o", "b.csv"],
+    "perturb": ["perturb", "items.jsonl", "-o", "pt.jsonl", "--conditions", "original", "label1"],
 }
 
 
@@ -370,10 +374,11 @@ def test_verify_holds_no_default_of_any_command():
             words = value if isinstance(value, tuple) else (value,)
             for word in (w for w in words if isinstance(w, str)):
                 assert f'"{word}"' not in source, word
-    for name in ("score", "select", "report", "simulate", "import", "bpe"):
+    for name in ("score", "select", "report", "simulate", "import", "bpe", "perturb"):
         command = get_command(name)
         assert command.recomputable and type(command).recompute is not Command.recompute, name
-    assert set(COMMANDS) == {"simulate", "extract", "score", "select", "report", "run"} | {
+    assert set(COMMANDS) == {"simulate", "extract", "perturb", "score", "select", "report"} | {
+        "run",
         "import",
         "bpe",
         "verify",

@@ -31,6 +31,7 @@ FOLDERS: dict[str, int] = {
     "datasets": CONTRACT,  # inputs: public data sets, importers, extraction
     "importers": CONTRACT,
     "extract": CONTRACT,
+    "families": CONTRACT,  # perturbation families: the conditions the contract declares
     "aggregators": ESTIMATORS,
     "risk": ESTIMATORS,
     "selective": ESTIMATORS,

@@ -148,6 +148,25 @@ def test_server_agrees_with_in_process(in_process, served):
     assert (np.sign(both.loc[clear, "logit"]) == np.sign(both.loc[clear, "logit_s"])).all()
 
 
+def test_family_conditions_through_the_server(server, tokenizer, items, in_process):
+    """label (its own verdict tokens), format and verbosity through the server, as in process."""
+    conditions = ("original", "label1", "format1", "verbosity2")
+    local = _quiet(run_judge, open_judge(SMOLLM2, "gguf"), items, conditions, template=TEMPLATE)
+    judge = OpenAIJudge(server.url, tokenizer=tokenizer)
+    served = _quiet(run_judge, judge, items, conditions, template=TEMPLATE)
+    assert set(served["condition"]) == set(conditions)
+    tokens = served.groupby("condition")[["token_a", "token_b"]].first()
+    assert tuple(tokens.loc["label1"]) == ("1", "2")  # digits read without a leading space
+    pd.testing.assert_frame_equal(
+        tokens, local.groupby("condition")[["token_a", "token_b"]].first()
+    )
+    agree = extraction_agreement(local, served)
+    assert agree["bounded"] == 0 and agree["max_abs_logprob_diff"] < LOGPROB_ATOL
+    original = served[served["condition"] == "original"].reset_index(drop=True)
+    again = in_process[in_process["condition"] == "original"].reset_index(drop=True)
+    np.testing.assert_allclose(original["logit"], again["logit"], atol=2 * LOGPROB_ATOL)
+
+
 def test_provenance_names_the_server_model_and_never_the_key(served):
     record = read_record(served / "panel.parquet")
     judge = record["settings"]["judge_backend"]

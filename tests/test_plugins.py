@@ -13,12 +13,11 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests._plugin_site import plugin_site
+from tests._plugin_site import plugin_site, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,20 +66,8 @@ def plugin_env(tmp_path_factory):
     return plugin_site(tmp_path_factory.mktemp("site"), "jr_toy_plugin", PLUGIN, ENTRY_POINTS)
 
 
-def _python(code: str, env: dict, cwd: Path) -> str:
-    proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
 def test_plugin_appears_wherever_the_builtins_do(plugin_env, tmp_path):
-    out = _python(
+    out = run_python(
         """
         import json
         from judgerisk.aggregators import AGGREGATORS, aggregate

@@ -33,6 +33,7 @@ MODULES = {
     "Add a selector (single judge)": "selector",
     "Add a judge backend": "backend",
     "Add an importer": "importer",
+    "Add a perturbation family": "family",
 }
 PACKAGE = "jr_recipes"
 ENTRY_POINTS = f"""
@@ -54,11 +55,18 @@ tempered = {PACKAGE}.backend:TemperedJudge
 
 [judgerisk.importers]
 my_tool = {PACKAGE}.importer:read_my_tool
+
+[judgerisk.families]
+tone = {PACKAGE}.family:ToneFamily
 """
 
 
 def _python_blocks(body: str) -> list[str]:
     return re.findall(r"```python\n(.*?)```", body, re.S)
+
+
+#: Each recipe's one block, by its module name.
+BLOCKS = {MODULES[t]: _python_blocks(b)[0] for _, t, b in SECTIONS if t in MODULES}
 
 
 def _tool(name: str) -> str:
@@ -83,8 +91,8 @@ def site(tmp_path_factory) -> Path:
     package = root / PACKAGE
     package.mkdir()
     (package / "__init__.py").write_text('"""CONTRIBUTING.md\'s recipes, as written."""\n')
-    for _, title, body in SECTIONS:
-        (package / f"{MODULES[title]}.py").write_text(_python_blocks(body)[0])
+    for module, block in BLOCKS.items():
+        (package / f"{module}.py").write_text(block)
     info = root / f"{PACKAGE}-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: jr-recipes\nVersion: 0.1\n")
@@ -212,3 +220,21 @@ def _dedent(code: str) -> str:
     import textwrap
 
     return textwrap.dedent(code)
+
+
+def test_perturbation_family_recipe_runs():
+    from judgerisk.extract.perturb import perturb_items
+    from judgerisk.families import FAMILIES, family_pairs, unregister_family
+    from judgerisk.testing import tiny_items
+
+    try:
+        exec(compile(BLOCKS["family"], "recipe_family", "exec"), {})
+        assert "tone" in FAMILIES
+        assert family_pairs(["original", "swap", "tone1", "swap_tone1"])["order"] == [
+            ("swap", "original"),
+            ("swap_tone1", "tone1"),
+        ]
+        shown = perturb_items(tiny_items(1), ["original", "tone1"])
+        assert shown.loc[1, "perturbation"].startswith("prompt prefixed with")
+    finally:
+        unregister_family("tone")

@@ -33,6 +33,7 @@ ENTRY_POINT_GROUPS: tuple[str, ...] = (
     "judgerisk.judge_backends",
     "judgerisk.datasets",
     "judgerisk.importers",
+    "judgerisk.families",
 )
 
 

@@ -8,7 +8,8 @@ the tests in its front matter (``judgerisk: test_parameters: {...}``).
 executes the given notebooks (all of ``notebooks/*.md`` by default) into
 ``_build/executed/<profile>/`` — never back into ``notebooks/`` — and
 ``--build-book`` then stages the executed copies with ``book/``, ``_config.yml`` and
-``_toc.yml`` and runs ``jupyter-book build`` with warnings as errors.
+``_toc.yml`` and runs ``jupyter-book build`` with warnings as errors (``--stage-only`` only
+lays out those sources in ``_build/site-src``).
 
 Every executed notebook carries its provenance record (:mod:`judgerisk.provenance`) in
 ``metadata["judgerisk"]["provenance"]`` and ends with a small footer cell (judgerisk's version,
@@ -393,6 +394,11 @@ def main(argv: list[str] | None = None) -> int:
         help="only build the book from notebooks executed earlier",
     )
     parser.add_argument(
+        "--stage-only",
+        action="store_true",
+        help="only lay out the book's sources (_build/site-src) from the executed notebooks",
+    )
+    parser.add_argument(
         "--root",
         type=Path,
         default=None,
@@ -412,11 +418,28 @@ def main(argv: list[str] | None = None) -> int:
             total += seconds
             print(f"executed {path.name:40s} {seconds:7.1f} s", flush=True)
         print(f"all notebooks: {total:.1f} s", flush=True)
+    if args.stage_only:
+        stage = stage_book(out_dir, root / "_build" / "site-src", root)
+        print(f"book staged: {stage}", flush=True)
+        return 0
     if args.build_book:
         start = time.perf_counter()
         html_out = args.html_out or root / "_build" / f"html-{args.profile}"
         index = build_book(out_dir, html_out, root)
         print(f"book built in {time.perf_counter() - start:.1f} s: {index}", flush=True)
+        from judgerisk.book.checks import check_book
+
+        executed = [out_dir / f"{Path(p).stem}.ipynb" for p in notebook_paths(root)]
+        problems = check_book(executed, index.parent)
+        for problem in problems:
+            print(f"book check: {problem}", file=sys.stderr)
+        if problems:
+            print(
+                f"the book has {len(problems)} problem(s) a reader must not see (above)",
+                file=sys.stderr,
+            )
+            return 1
+        print("book checked: no error, stderr output, warning, absolute path or empty glue")
     return 0
 
 

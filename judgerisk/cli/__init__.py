@@ -5,6 +5,7 @@ module                    command
 ========================  ===========================================================
 :mod:`.simulate`          ``judgerisk simulate``: a simulated panel
 :mod:`.extract`           ``judgerisk extract``: a judge's verdict log-probabilities
+:mod:`.perturb`           ``judgerisk perturb``: the items as the judge is shown them
 :mod:`.score`             ``judgerisk score``: the per-item risk table
 :mod:`.select`            ``judgerisk select``: certified accept / abstain
 :mod:`.report`            ``judgerisk report``: the HTML report

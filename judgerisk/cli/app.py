@@ -33,6 +33,7 @@ _EPILOG = """\
 examples:
   judgerisk import fastchat model_judgment/*_pair.jsonl -o panel.csv
   judgerisk simulate -o panel.csv --n-items 1000 --seed 0
+  judgerisk perturb items.jsonl -o perturbed.jsonl --conditions original swap label1 format1
   judgerisk score panel.csv -o scores.csv --n-seeds 5
   judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 -o decisions.csv
   judgerisk report panel.csv -o report.html

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from judgerisk.options import CONDITIONS, COUNT_MINIMA, OptionError, check_alpha, check_count
+from judgerisk.options import COUNT_MINIMA, OptionError, check_alpha, check_count
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -78,6 +78,7 @@ EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_DEPENDENCY, EXIT_INTERRUPTED = 0, 1, 2, 
 COMMANDS: dict[str, str] = {
     "simulate": "simulate",
     "extract": "extract",
+    "perturb": "perturb",
     "score": "score",
     "select": "select",
     "report": "report",
@@ -97,15 +98,17 @@ def get_command(name: str) -> Command:
 
 # --------------------------------------------------------------------------- argument types
 def conditions(text: str) -> tuple[str, ...]:
-    """``--conditions``: a comma-separated subset of the data contract's, with ``original``."""
+    """``--conditions``: comma-separated declared conditions (the data contract's or a
+    perturbation family's: :mod:`judgerisk.families`), unique, with ``original``."""
+    from judgerisk.families import check_conditions
+
     conds = tuple(c.strip() for c in text.split(",") if c.strip())
-    unknown = [c for c in conds if c not in CONDITIONS]
-    if unknown or "original" not in conds:
+    try:
+        return check_conditions(conds)
+    except ValueError as exc:
         raise argparse.ArgumentTypeError(
-            f"conditions must be a comma-separated subset of {','.join(CONDITIONS)} including "
-            f"'original'; got {text!r}"
-        )
-    return conds
+            f"conditions must be comma-separated names including 'original' ({exc}); got {text!r}"
+        ) from None
 
 
 def names(text: str) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from judgerisk.cli.common import (
     Command,
     add_progress,
     command_record,
+    seed,
 )
 from judgerisk.options import CONDITIONS
 
@@ -88,7 +89,19 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
         "judgerisk.judge_backends)",
     )
     p.add_argument(
-        "--conditions", nargs="+", default=list(CONDITIONS), metavar="COND", help="conditions"
+        "--conditions",
+        nargs="+",
+        default=list(CONDITIONS),
+        metavar="COND",
+        help="conditions: the template's own (original, swap, rubric1, ...) or any a "
+        "perturbation family declares (label1, swap_label1, format1, verbosity1, verbosity2, ...)",
+    )
+    p.add_argument(
+        "--seed",
+        type=seed,
+        default=0,
+        help="perturbation seed of the families that draw (format's layouts, verbosity's "
+        "sentences); recorded in OUT/manifest.json, so a resumed run with another is refused",
     )
     p.add_argument("--judge", default=None, help="judge name (None: from the model)")
     p.add_argument(
@@ -275,6 +288,7 @@ def _run(args: argparse.Namespace) -> int:
         template=args.template,
         min_verdict_mass=args.min_verdict_mass,
         provenance=finish_record(record, {"judge_backend": described}),
+        seed=args.seed,
     )
     if int(os.environ.get("RANK", "0")) == 0:
         settings = {

@@ -37,8 +37,9 @@ from judgerisk.extract.parts import (
     write_manifest,
     write_part,
 )
-from judgerisk.extract.prompts import render_chats, rendered_prompts
+from judgerisk.extract.prompts import perturbation_settings, render_chats, rendered_prompts
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
+from judgerisk.families import DECLARED, is_declared
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import CONDITIONS, validate_panel
 
@@ -103,6 +104,13 @@ def prepare_prompts(
         )
     render = partial(render_chats, tokenizer, enable_thinking=False, chat_template=chat_template)
     items, tmpl, prompts = rendered_prompts(items, template, conditions, render, kind="verdict")
+    pairs = prompts[["verdict_a", "verdict_b"]].drop_duplicates()
+    if len(pairs) > 1:
+        raise ValueError(
+            f"the conditions {list(conditions)} read {len(pairs)} different verdict-token pairs "
+            "(a label variant relabels the answers); prepare_prompts resolves one pair: use "
+            "run_judge or extract_logprobs, which resolve each condition's own"
+        )
     texts = list(prompts["text"])
     vt = resolve_verdict_tokens(tokenizer, texts[0], tmpl.verdict_tokens)
     prompts["input_ids"] = encode_prompts(tokenizer, texts)
@@ -178,6 +186,7 @@ def extract_logprobs(
     template: Any = "pairwise_v1",
     chat_template: str | None = None,
     min_verdict_mass: float = ANALYSIS.min_verdict_mass,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Verdict-token log-probabilities of a judge on every item under every condition.
 
@@ -195,6 +204,9 @@ def extract_logprobs(
         Judge name recorded in the table (default: last component of the model's path).
     conditions : sequence of str
         Conditions to run (default: the six of Methods reference §1); must include ``"original"``.
+        Besides the template's own, any condition a perturbation family declares
+        (``label1``, ``swap_label1``, ``format1``, ``verbosity1``, ...; :mod:`judgerisk.families`)
+        is rendered from the items by that family.
     batch_size : int or "auto"
         Rows per forward pass; ``"auto"`` adapts to the device and backs off on out-of-memory.
     device : str or torch.device, optional
@@ -217,6 +229,9 @@ def extract_logprobs(
         Jinja chat template overriding the tokenizer's (see ``PLAIN_CHAT_TEMPLATE``).
     min_verdict_mass : float
         Warn (with counts) when ``P("A") + P("B")`` is below this for some prompts.
+    seed : int, default 0
+        Perturbation seed of the families that draw (format, verbosity); recorded in the
+        resume manifest when such a condition is run.
 
     Returns
     -------
@@ -225,7 +240,8 @@ def extract_logprobs(
         condition, logit, p, verdict[, gold]`` plus ``swapped`` (judge saw B first),
         ``logprob_a, logprob_b`` (raw log-probabilities of the judge's "A" / "B" tokens over the
         full vocabulary, not canonical), ``verdict_mass`` (their total probability),
-        ``prompt_tokens``, ``template``, ``template_hash``, ``token_a``, ``token_b``.
+        ``prompt_tokens``, ``template``, ``template_hash``, ``token_a``, ``token_b`` (the verdict
+        tokens the row was read from: a label variant has its own).
 
     Notes
     -----
@@ -284,6 +300,7 @@ def extract_logprobs(
         progress=progress,
         template=template,
         min_verdict_mass=min_verdict_mass,
+        seed=seed,
     )
 
 
@@ -304,6 +321,7 @@ def run_judge(
     template: Any = "pairwise_v1",
     min_verdict_mass: float = ANALYSIS.min_verdict_mass,
     provenance: dict | None = None,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """The one extraction loop: any :class:`Judge` over items, resumable, sharded, with progress.
 
@@ -314,7 +332,7 @@ def run_judge(
     Parameters
     ----------
     backend : Judge
-    items, conditions, out_dir, progress, template, min_verdict_mass
+    items, conditions, out_dir, progress, template, min_verdict_mass, seed
         As in :func:`extract_logprobs`.
     judge : str, optional
         Judge name in the table (default ``backend.name``).
@@ -332,10 +350,14 @@ def run_judge(
     model); a different one is refused. Each stored cell carries the SHA-256 of its rendered
     prompt (item text + template + chat template + prefill), and a cell whose prompt changed is
     computed again. Cells whose verdict token was outside a server's top-k list hold the bound
-    and are marked (``bounded_a``, ``bounded_b``; see :func:`extract_logprobs`).
+    and are marked (``bounded_a``, ``bounded_b``; see :func:`extract_logprobs`). A run with a
+    condition rendered by a perturbation family also records the perturbation seed and the
+    families' versions (:func:`judgerisk.extract.prompts.perturbation_settings`), so a resumed
+    run with another seed is refused. Each chunk of prompts shares one verdict-token pair (a
+    label variant reads its own tokens).
     """
     items, tmpl, prompts = rendered_prompts(
-        items, template, conditions, backend.render, kind="verdict"
+        items, template, conditions, backend.render, kind="verdict", seed=seed
     )
     prompts["prompt_sha256"] = prompt_sha256(prompts["text"])
     name = str(judge) if judge is not None else backend.name
@@ -350,6 +372,9 @@ def run_judge(
         "verdicts": list(tmpl.verdict_tokens),
         "judge_backend": backend.describe() if hasattr(backend, "describe") else {},
     }
+    perturbation = perturbation_settings(tmpl, tuple(conditions), seed)
+    if perturbation is not None:  # absent for the template's own conditions: old runs resume
+        manifest["perturbation"] = perturbation
     size = chunk_size or getattr(backend, "chunk_size", None) or 16
     collected = _run(
         backend,
@@ -412,12 +437,12 @@ def _record_served(backend, out_dir) -> None:
             backend.expect_served(recorded)
 
 
-def _answers(backend, prompts, rows, tmpl):
-    """``backend.verdict_logprobs`` of the prompts at ``rows``; a :class:`JudgeAnswerError`
-    names the item and condition of the prompt whose answer it was."""
+def _answers(backend, prompts, rows, verdicts):
+    """``backend.verdict_logprobs`` of the prompts at ``rows`` (one verdict pair); a
+    :class:`JudgeAnswerError` names the item and condition of the prompt whose answer it was."""
     texts = prompts["text"].to_numpy()
     try:
-        return backend.verdict_logprobs(list(texts[rows]), tuple(tmpl.verdict_tokens))
+        return backend.verdict_logprobs(list(texts[rows]), verdicts)
     except JudgeAnswerError as exc:
         if exc.position is not None and 0 <= exc.position < len(rows):
             row = prompts.iloc[rows[exc.position]]
@@ -432,9 +457,8 @@ def _compute(backend, prompts, positions, tmpl, size, out_dir, rank, progress):
     bar = progress_bar(total=len(positions), unit="prompt", enabled=progress, desc="extract")
     n_tok, t0 = 0, time.perf_counter()
     try:
-        for start in range(0, len(positions), size):
-            rows = positions[start : start + size]
-            res = _answers(backend, prompts, rows, tmpl)
+        for chunk, (rows, verdicts) in enumerate(_chunks(prompts, positions, size)):
+            res = _answers(backend, prompts, rows, verdicts)
             bounded = res.bounded if res.bounded is not None else np.zeros((len(rows), 2), bool)
             frame = pd.DataFrame(
                 {
@@ -451,7 +475,7 @@ def _compute(backend, prompts, positions, tmpl, size, out_dir, rank, progress):
                 }
             )
             if parts_dir is not None:
-                if start == 0:
+                if chunk == 0:
                     _record_served(backend, out_dir)
                 seq_no = part_sequence(write_part(parts_dir, rank, seq_no, frame)) + 1
             else:
@@ -462,6 +486,16 @@ def _compute(backend, prompts, positions, tmpl, size, out_dir, rank, progress):
     finally:
         bar.close()
     return collected
+
+
+def _chunks(prompts: pd.DataFrame, positions: np.ndarray, size: int):
+    """``(rows, verdicts)`` chunks of at most ``size`` positions sharing one verdict pair,
+    in the order of ``positions`` within each pair (pairs in order of first appearance)."""
+    pair = pd.MultiIndex.from_frame(prompts[["verdict_a", "verdict_b"]]).to_numpy()[positions]
+    for verdicts in dict.fromkeys(pair):
+        mine = positions[np.array([p == verdicts for p in pair], dtype=bool)]
+        for start in range(0, len(mine), size):
+            yield mine[start : start + size], (str(verdicts[0]), str(verdicts[1]))
 
 
 def _gather(collected, out_dir, world):
@@ -482,7 +516,9 @@ def _gather(collected, out_dir, world):
 
 
 def _assemble(items, prompts, results, judge, tmpl, min_verdict_mass):
-    meta = prompts[["item", "condition", "swapped", "prompt_sha256"]].copy()
+    meta = prompts[
+        ["item", "condition", "swapped", "prompt_sha256", "verdict_a", "verdict_b"]
+    ].copy()
     res = results.copy()
     res["item"] = res["item"].astype(meta["item"].dtype)
     res["condition"] = res["condition"].astype(meta["condition"].dtype)
@@ -503,22 +539,26 @@ def _assemble(items, prompts, results, judge, tmpl, min_verdict_mass):
         warnings.warn(
             f"{extra} stored result(s) in out_dir are not in this request; ignored", stacklevel=3
         )
-    tokens = merged[["token_a", "token_b"]].drop_duplicates()
-    if len(tokens) != 1:
+    tokens = merged[["verdict_a", "verdict_b", "token_a", "token_b"]].drop_duplicates()
+    if tokens[["verdict_a", "verdict_b"]].duplicated().any():
         raise RuntimeError(
-            f"the verdict tokens differ between prompts: {tokens.to_dict('records')[:5]}; the "
-            "judge resolved them differently (a changed tokenizer?). Use a new output folder."
+            "the same verdict strings resolved to different tokens between prompts: "
+            f"{tokens.to_dict('records')[:5]}; a changed tokenizer? Use a new output folder."
         )
-    token_a, token_b = (str(t) for t in tokens.iloc[0])
     merged["bounded"] = merged["bounded_a"].astype(bool) | merged["bounded_b"].astype(bool)
     la, lb = merged["logprob_a"].to_numpy(float), merged["logprob_b"].to_numpy(float)
     merged["logit"] = canonical_logit(la, lb, merged["swapped"].to_numpy())
     merged["verdict_mass"] = np.exp(la) + np.exp(lb)
-    _mass_diagnostic(merged, token_a, token_b, min_verdict_mass)
+    one = tokens.iloc[0] if len(tokens) == 1 else None
+    mass = (
+        f"P('{one['token_a']}') + P('{one['token_b']}')"
+        if one is not None
+        else "P(first verdict) + P(second verdict)"
+    )
+    _mass_diagnostic(merged, mass, min_verdict_mass)
     merged["judge"] = judge
     merged["template"] = tmpl.name
     merged["template_hash"] = tmpl.hash
-    merged["token_a"], merged["token_b"] = token_a, token_b
     if "gold" in items.columns and items["gold"].notna().all():
         merged["gold"] = merged["item"].map(dict(zip(items["item"], items["gold"], strict=True)))
     cols = (
@@ -537,20 +577,20 @@ def _assemble(items, prompts, results, judge, tmpl, min_verdict_mass):
             "token_b",
         ]
     )
-    allowed = CONDITIONS if set(prompts["condition"]) <= set(CONDITIONS) else None
+    allowed = DECLARED if all(is_declared(c) for c in pd.unique(prompts["condition"])) else None
     merged["prompt_tokens"] = merged["prompt_tokens"].astype(np.int64)
     return validate_panel(merged[cols], conditions=allowed)
 
 
-def _mass_diagnostic(merged, token_a, token_b, min_verdict_mass):
+def _mass_diagnostic(merged, mass, min_verdict_mass):
     """Warn (with counts by condition) about low verdict mass and top-k bounded cells."""
     low = merged["verdict_mass"].to_numpy() < min_verdict_mass
     bounded = merged["bounded"].to_numpy()
     if low.any():
         by_cond = merged.loc[low, "condition"].value_counts().to_dict()
         warnings.warn(
-            f"low verdict mass: {int(low.sum())} of {len(merged)} prompts give P('{token_a}') "
-            f"+ P('{token_b}') < {min_verdict_mass} (median "
+            f"low verdict mass: {int(low.sum())} of {len(merged)} prompts give {mass} "
+            f"< {min_verdict_mass} (median "
             f"{float(np.median(merged['verdict_mass'])):.3g}; by condition {by_cond}). The judge "
             "may not be answering with a verdict token at this slot.",
             stacklevel=4,

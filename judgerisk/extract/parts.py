@@ -150,11 +150,15 @@ def write_manifest(out_dir: Path, manifest: dict, provenance: dict | None = None
     time; default: made here from ``sys.argv`` with the manifest as parameters). A resumed run
     keeps the first run's record; the record is not part of the comparison.
 
+    A run with conditions rendered by perturbation families records their seed and versions
+    under ``"perturbation"``; a folder may gain such conditions later (the record is added or
+    extended), but not under another seed or another version of a family it holds.
+
     Raises
     ------
     ValueError
-        If the folder holds results of a different run (judge, template, model, dtype or chat
-        template differ), naming the differing fields.
+        If the folder holds results of a different run (judge, template, model, dtype, chat
+        template, perturbation seed or family version differ), naming the differing fields.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "manifest.json"
@@ -173,13 +177,44 @@ def write_manifest(out_dir: Path, manifest: dict, provenance: dict | None = None
             pass  # another run (rank) published first: compare with its manifest
     old = json.loads(path.read_text(encoding="utf-8"))
     diff = {
-        k: (old.get(k), v) for k, v in manifest.items() if k != "provenance" and old.get(k) != v
+        k: (old.get(k), v)
+        for k, v in manifest.items()
+        if k not in ("provenance", _PERTURBATION) and old.get(k) != v
     }
+    ok, merged = _merge_perturbation(old.get(_PERTURBATION), manifest.get(_PERTURBATION))
+    if not ok:
+        diff[_PERTURBATION] = (old.get(_PERTURBATION), manifest.get(_PERTURBATION))
     if diff:
         raise ValueError(
             f"{out_dir} holds results of a different run; differing fields (old, new): {diff}. "
             "Use a new output folder."
         )
+    if merged != old.get(_PERTURBATION):  # a first family-rendered condition in this folder
+        stored = {**old, _PERTURBATION: merged}
+        text = json.dumps(stored, indent=2, sort_keys=True, default=str) + "\n"
+        atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+_PERTURBATION = "perturbation"
+
+
+def _merge_perturbation(old: dict | None, new: dict | None) -> tuple[bool, dict | None]:
+    """``(compatible, the stored perturbation record after a run with new)``.
+
+    A folder may gain conditions rendered by perturbation families: the first such run adds
+    the record, later ones add their families. The seed must stay the same, and so must the
+    version of every family both runs render (a changed rendering is a different run).
+    """
+    if old is None or new is None:
+        return True, old if new is None else new
+    if old.get("seed") != new.get("seed"):
+        return False, old
+    families = dict(old.get("families", {}))
+    for name, spec in new.get("families", {}).items():
+        if name in families and families[name] != spec:
+            return False, old
+        families[name] = spec
+    return True, {**old, "families": dict(sorted(families.items()))}
 
 
 def next_sequence(parts_dir: Path, rank: int) -> int:

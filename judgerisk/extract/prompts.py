@@ -1,9 +1,16 @@
-"""Judge prompts as data: versioned templates, items, the six conditions and chat rendering.
+"""Judge prompts as data: versioned templates, items, the conditions and chat rendering.
 
 A template is a JSON record (``judgerisk/extract/templates/<name>.json``) with a system message, a
 user message with the fields ``{rubric} {prompt} {answer_a} {answer_b}``, three rubrics and a table
-that maps each condition to ``(swap, rubric)``. Every extracted row records the template name and
-a hash of the whole record, so results from different prompts are never mixed silently.
+that maps each of the paper's six conditions to ``(swap, rubric)``. Every extracted row records
+the template name and a hash of the whole record, so results from different prompts are never
+mixed silently.
+
+A condition the table does not define is rendered by its perturbation family
+(:mod:`judgerisk.families`): ``label1`` relabels the answers, ``format2`` re-lays them out,
+``verbosity1`` pads answer A, ``swap_`` shows them in the other order. The families that draw
+choices (format, verbosity) draw them from ``seed``, so the same items, template, conditions and
+seed give the same prompts everywhere (:func:`perturb_items` writes them out).
 
 References
 ----------
@@ -23,6 +30,15 @@ from typing import Any
 import pandas as pd
 
 from judgerisk._util.hashing import sha256_text
+from judgerisk.families import (
+    FAMILIES,
+    ORIGINAL,
+    Draw,
+    PromptParts,
+    get_family,
+    is_declared,
+    parse_condition,
+)
 from judgerisk.panel import CONDITIONS
 
 __all__ = [
@@ -32,6 +48,7 @@ __all__ = [
     "load_template",
     "read_items",
     "build_prompts",
+    "perturbation_settings",
     "rendered_prompts",
     "render_chat",
     "render_chats",
@@ -133,10 +150,34 @@ class Template:
 
     def messages(self, prompt: str, first: str, second: str, rubric: str) -> list[dict]:
         """Chat messages for one prompt with the answers in display order."""
-        user = self.user.format(
-            rubric=self.rubrics[rubric], prompt=prompt, answer_a=first, answer_b=second
+        return chat_messages(self.parts(prompt, first, second, rubric), swapped=False)
+
+    def parts(self, prompt: str, answer_a: str, answer_b: str, rubric: str) -> PromptParts:
+        """The unperturbed pieces of one prompt (what a perturbation family changes)."""
+        return PromptParts(
+            system=self.system,
+            user=self.user,
+            assistant_prefill=self.assistant_prefill,
+            verdict_tokens=(str(self.verdict_tokens[0]), str(self.verdict_tokens[1])),
+            labels=(str(self.verdict_tokens[0]).strip(), str(self.verdict_tokens[1]).strip()),
+            rubric=self.rubrics[rubric],
+            rubrics=self.rubrics,
+            prompt=prompt,
+            answer_a=answer_a,
+            answer_b=answer_b,
         )
-        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
+
+
+def chat_messages(parts: PromptParts, swapped: bool) -> list[dict]:
+    """The system and user messages of one prompt, answers in display order (B first when
+    ``swapped``)."""
+    first, second = (
+        (parts.answer_b, parts.answer_a) if swapped else (parts.answer_a, parts.answer_b)
+    )
+    user = parts.user.format(
+        rubric=parts.rubric, prompt=parts.prompt, answer_a=first, answer_b=second
+    )
+    return [{"role": "system", "content": parts.system}, {"role": "user", "content": user}]
 
 
 def list_templates() -> list[str]:
@@ -285,9 +326,10 @@ def rendered_prompts(
     render: Callable[..., list[str]],
     *,
     kind: str | None = None,
+    seed: int = 0,
 ) -> tuple[pd.DataFrame, Template, pd.DataFrame]:
     """Items -> one rendered prompt per (item, condition): the one way every extraction path
-    prepares its prompts (chat template, then the template's assistant prefill).
+    prepares its prompts (chat template, then the assistant prefill).
 
     Parameters
     ----------
@@ -296,30 +338,41 @@ def rendered_prompts(
     template : str, path, dict or Template
         What :func:`load_template` loads.
     conditions : sequence of str
-        Condition names defined by the template.
+        Condition names defined by the template or declared by a perturbation family.
     render : callable
         ``render(conversations, assistant_prefill=...) -> list of str``: a judge's
         ``render`` (:class:`judgerisk.extract.judge.Judge`), or :func:`render_chats` bound to a
         tokenizer.
     kind : str, optional
         The template kind required (e.g. ``"verdict"``), checked before the items are read.
+    seed : int, default 0
+        Perturbation seed of the families that draw (format, verbosity).
 
     Returns
     -------
     (items, template, prompts)
-        ``prompts`` is :func:`build_prompts`'s table with the rendered ``text`` column.
+        ``prompts`` is :func:`build_prompts`'s table with the rendered ``text`` column (each
+        row rendered with its own ``prefill``: a label variant may change it).
     """
     tmpl = load_template(template)
     if kind is not None and tmpl.kind != kind:
         raise ValueError(f"template {tmpl.name!r} is of kind {tmpl.kind!r}, need {kind!r}")
     items = read_items(items)
-    prompts = build_prompts(items, tmpl, tuple(conditions))
-    prompts["text"] = render(list(prompts["messages"]), assistant_prefill=tmpl.assistant_prefill)
+    prompts = build_prompts(items, tmpl, tuple(conditions), seed=seed)
+    texts = pd.Series("", index=prompts.index, dtype=object)
+    for prefill, rows in prompts.groupby("prefill", sort=False).groups.items():
+        rendered = render(list(prompts.loc[rows, "messages"]), assistant_prefill=prefill)
+        texts.loc[rows] = rendered
+    prompts["text"] = texts.astype(object)
     return items, tmpl, prompts
 
 
 def build_prompts(
-    items: pd.DataFrame, template: Template, conditions: Sequence[str] = CONDITIONS
+    items: pd.DataFrame,
+    template: Template,
+    conditions: Sequence[str] = CONDITIONS,
+    *,
+    seed: int = 0,
 ) -> pd.DataFrame:
     """Expand items into one chat prompt per (item, condition).
 
@@ -329,13 +382,23 @@ def build_prompts(
         Output of :func:`read_items`.
     template : Template
     conditions : sequence of str
-        Condition names defined by the template.
+        Condition names: those of the template's table (the paper's six in the shipped
+        templates), or any condition a perturbation family declares (``label1``,
+        ``swap_format2``, ``verbosity1``, ...), rendered from the template's original condition
+        by that family (:meth:`judgerisk.families.Family.perturb`).
+    seed : int, default 0
+        Perturbation seed: the families that draw (format's layouts, verbosity's sentences)
+        draw from it, the family and the item id only (:class:`judgerisk.families.Draw`).
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``item, condition, swapped, rubric, messages`` (list of chat messages), one row per
-        item and condition, items in input order and conditions in the given order.
+        Columns ``item, condition, swapped, rubric, messages`` (list of chat messages),
+        ``prefill`` (the assistant prefill), ``verdict_a``, ``verdict_b`` (the verdict strings of
+        the first and second shown answer), ``label_first``, ``label_second`` (their labels),
+        ``answer_a``, ``answer_b`` (the canonical answers as shown, after any perturbation) and
+        ``perturbation`` (what the family changed, in words; empty for a table condition), one
+        row per item and condition, items in input order and conditions in the given order.
 
     Notes
     -----
@@ -343,35 +406,87 @@ def build_prompts(
     means original B, so the canonical probability is ``P(token "B")`` (Methods reference §1).
     """
     conditions = tuple(conditions)
-    unknown = [c for c in conditions if c not in template.conditions]
+    unknown = [c for c in conditions if c not in template.conditions and not is_declared(c)]
     if unknown:
         raise ValueError(
-            f"condition(s) {unknown} are not defined by template {template.name!r} "
-            f"(defines {list(template.conditions)})"
+            f"condition(s) {unknown} are not defined by template {template.name!r} (defines "
+            f"{list(template.conditions)}) nor declared by a perturbation family: a condition "
+            f"is <family><k> or swap_<family><k> with a family among {list(FAMILIES)}"
         )
     if len(set(conditions)) != len(conditions):
         raise ValueError(f"conditions must be unique, got {conditions}")
+    base = template.conditions.get(ORIGINAL, {"swap": False, "rubric": "standard"})
     rows = []
     for cond in conditions:
-        spec = template.conditions[cond]
+        spec = template.conditions.get(cond)
+        parsed = None if spec is not None else parse_condition(cond)
+        swapped = bool(spec["swap"]) if spec is not None else bool(parsed and parsed.swapped)
+        rubric = (spec or base)["rubric"]
+        family = get_family(parsed.family) if parsed is not None and parsed.family else None
+        variant = int(parsed.variant or 0) if parsed is not None else 0
         for item, prompt, a, b in zip(
             items["item"], items["prompt"], items["answer_a"], items["answer_b"], strict=True
         ):
-            first, second = (b, a) if spec["swap"] else (a, b)
-            rows.append(
-                {
-                    "item": item,
-                    "condition": cond,
-                    "swapped": spec["swap"],
-                    "rubric": spec["rubric"],
-                    "messages": template.messages(prompt, first, second, spec["rubric"]),
-                }
-            )
+            parts = template.parts(prompt, a, b, rubric)
+            if family is not None:
+                parts = family.perturb(parts, variant, Draw(seed, family.name, item))
+            rows.append(_prompt_row(item, cond, swapped, _rubric_name(parts, rubric), parts))
     out = pd.DataFrame(rows)
     order = {c: k for k, c in enumerate(conditions)}
     pos = {item: k for k, item in enumerate(items["item"])}
     out["_o"] = out["item"].map(pos) * len(conditions) + out["condition"].map(order)
     return out.sort_values("_o", kind="stable").drop(columns="_o").reset_index(drop=True)
+
+
+def _rubric_name(parts: PromptParts, default: str) -> str:
+    """The template's name of the rubric the parts carry (a rubric variant changes it;
+    ``"(changed)"`` when a family wrote a rubric of its own)."""
+    names = [n for n, text in parts.rubrics.items() if text == parts.rubric]
+    return default if default in names else (names[0] if names else "(changed)")
+
+
+def _prompt_row(item: Any, cond: str, swapped: bool, rubric: str, parts: PromptParts) -> dict:
+    first, second = parts.labels
+    return {
+        "item": item,
+        "condition": cond,
+        "swapped": swapped,
+        "rubric": rubric,
+        "messages": chat_messages(parts, swapped),
+        "prefill": parts.assistant_prefill,
+        "verdict_a": parts.verdict_tokens[0],
+        "verdict_b": parts.verdict_tokens[1],
+        "label_first": first,
+        "label_second": second,
+        "answer_a": parts.answer_a,
+        "answer_b": parts.answer_b,
+        "perturbation": "; ".join(parts.notes),
+    }
+
+
+def perturbation_settings(
+    template: Template, conditions: Sequence[str], seed: int = 0
+) -> dict[str, Any] | None:
+    """What identifies the family-rendered prompts of a run: the seed and each family's version.
+
+    ``None`` when every condition is in the template's table (the paper's six), so the resume
+    manifest and the provenance of such a run are as they always were.
+
+    Returns
+    -------
+    dict or None
+        ``{"seed": seed, "families": {name: {"version": ..., "seeded": ...}}}``.
+    """
+    used = {}
+    for cond in conditions:
+        if cond in template.conditions:
+            continue
+        parsed = parse_condition(cond)
+        if parsed is not None and parsed.family is not None:
+            used[parsed.family] = get_family(parsed.family).describe()
+    if not used:
+        return None
+    return {"seed": int(seed), "families": dict(sorted(used.items()))}
 
 
 _THINK_OPEN = re.compile(r"<(think|thinking|reasoning)>", re.IGNORECASE)

@@ -226,4 +226,7 @@ def validity_cells(summary: pd.DataFrame) -> pd.DataFrame:
         [f"{f:.3f} {s} {b:.3f}" for f, s, b in zip(fdp, sign, bound, strict=True)],
         index=table.index,
     )
-    return cells.unstack("α")
+    cells = cells.unstack("α")
+    cells.columns = [f"{a:g}" for a in cells.columns]  # 0.05, not 0.050000
+    cells.columns.name = "α"
+    return cells

@@ -116,12 +116,20 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
     Returns
     -------
     matplotlib.figure.Figure
-        A component that is absent (all NaN) is shown as an empty, labelled panel.
+        One panel per raw component of the table (U, C, then one S per reported
+        perturbation family), then z_U, z_C, z_S and SCUR. A component that is absent (all
+        NaN) is shown as an empty, labelled panel.
     """
-    top = list(COMPONENTS)
+    top = [c for c in COMPONENTS if c in table.columns]  # U, C and the reported families
     bottom = ["z_U", "z_C", "z_S", "scur"]
-    fig, axes = style.subplots(4, 2, height=9.0)
+    if len(top) % 2:  # the z's start on a row of their own
+        top.append("")
+    nrows, _ = style.grid_shape(len(top) + len(bottom))
+    fig, axes = style.subplots(nrows, 2, height=2.25 * nrows)
     for ax, col in zip(axes.ravel(), top + bottom, strict=True):
+        if not col:
+            ax.set_axis_off()
+            continue
         data = table.loc[table[col].notna(), [col, "split"]]
         if data.empty:
             ax.text(0.5, 0.5, f"{col}: absent or dropped", ha="center", va="center")
@@ -145,7 +153,11 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
         ax.set(title=title, ylabel="density" if col in ("U", "S_order", "z_U", "z_S") else None)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
-    fig.suptitle("raw signals (rows 1–2) and their reference ECDF values z (rows 3–4)")
+    raw_rows = len(top) // 2
+    fig.suptitle(
+        f"raw signals (rows 1–{raw_rows}) and their reference ECDF values z "
+        f"(rows {raw_rows + 1}–{raw_rows + 2})"
+    )
     return fig
 
 

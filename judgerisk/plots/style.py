@@ -65,11 +65,12 @@ STYLES: dict[str, MethodStyle] = {
     "swap_and_aggregate": MethodStyle("Swap and aggregate", "#55a868"),
     "verbalized_confidence": MethodStyle("Verbalized confidence", "#8172b2"),
     "self_consistency": MethodStyle("Self-consistency", "#937860"),
-    # outcomes and perturbation families
+    # outcomes
     "correct": MethodStyle("verdict right", "#55a868"),
     "error": MethodStyle("verdict wrong", "#c44e52"),
-    "order": MethodStyle("order swap", "#4c72b0"),
-    "rubric": MethodStyle("rubric change", "#dd8452"),
+    # one judge's sensitivity combined over families (the chapter on perturbation families)
+    "s_paper": MethodStyle("S (order + rubric)", "#4d4d4d"),
+    "s_all": MethodStyle("S (all families)", "#17becf"),
     "reference": MethodStyle("reference items", "#4c72b0"),
     "evaluation": MethodStyle("evaluation items", "#dd8452"),
 }
@@ -91,14 +92,18 @@ _JUDGE_CYCLE = (
 
 
 def registered_styles() -> dict[str, MethodStyle]:
-    """Display name and colour of every registered aggregator and risk score, read from the
-    registry entries (so a method registered at run time or by a plug-in is named and coloured
-    like the built-ins), followed by :data:`STYLES`."""
+    """Display name and colour of every registered aggregator, risk score and perturbation
+    family, read from the registry entries (so a method registered at run time or by a
+    plug-in is named and coloured like the built-ins), followed by :data:`STYLES`."""
     from judgerisk.aggregators.base import AGGREGATORS, get_aggregator
+    from judgerisk.families import FAMILIES
     from judgerisk.risk.registry import RISK_SCORES, get_risk_score
     from judgerisk.selective.registry import SELECTORS, get_selector
 
-    out: dict[str, MethodStyle] = {}
+    out: dict[str, MethodStyle] = {
+        name: MethodStyle(family.label or name, family.color or _GREY)
+        for name, family in FAMILIES.items()
+    }
     for name in SELECTORS:
         sel = get_selector(name)
         out[name] = MethodStyle(sel.label or name, sel.color or _GREY)

@@ -11,7 +11,8 @@ answers the question a user brings, *which verdicts can I trust?*, with these he
   abstained on at the chosen α; :func:`certified_text` says what was certified and the coverage
   paid;
 - :func:`show_warnings_as_notes`: warnings raised while the report runs become sentences of the
-  report (never a raw ``UserWarning`` with the kernel's temporary path);
+  report (never a raw ``UserWarning`` with the kernel's temporary path); a book chapter uses
+  :func:`warnings_as_notes` around a step it expects to warn, as note admonitions;
 - :func:`small_sample_caution`: a caution, with its numbers, when the labelled items or the
   errors among them are too few for the AUROC and certification tables;
 - :func:`reproduce_html`: the closing "Reproduce this report" section from the run's record.
@@ -19,11 +20,12 @@ answers the question a user brings, *which verdicts can I trust?*, with these he
 
 from __future__ import annotations
 
+import contextlib
 import html
 import math
 import warnings
-from collections.abc import Iterable
-from typing import TextIO
+from collections.abc import Iterable, Iterator
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -36,7 +38,9 @@ __all__ = [
     "format_complement",
     "riskiest_table",
     "note_text",
+    "note_html",
     "show_warnings_as_notes",
+    "warnings_as_notes",
     "certify_unlabelled",
     "certified_text",
     "auroc_standard_error",
@@ -131,11 +135,26 @@ def note_text(message: object) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def show_warnings_as_notes() -> None:
-    """Route every warning shown in this (notebook) process to a Markdown note.
+def note_html(message: object, admonition: bool = False) -> str:
+    """A note as HTML: the report's "**Note:** <message>." paragraph, or (``admonition``) a
+    note admonition of a book page, styled by the book's theme.
+
+    The message is escaped: a warning may quote a judge or item name from the user's file.
+    """
+    text = html.escape(note_text(message))
+    if admonition:
+        return (
+            f'<div class="admonition note"><p class="admonition-title">Note</p><p>{text}</p></div>'
+        )
+    return f"<p><strong>Note:</strong> {text}</p>"
+
+
+def show_warnings_as_notes(admonition: bool = False) -> None:
+    """Route every warning shown in this (notebook) process to a note (:func:`note_html`).
 
     Replaces :func:`warnings.showwarning`: a warning then reads "**Note:** <its message>." in the
-    page, with no category, source line or file path (the kernel's temporary files).
+    page (with ``admonition``, as a note admonition of a book page), with no category, source
+    line or file path (the kernel's temporary files, the build machine's folders).
     """
     from IPython.display import HTML, display
 
@@ -147,10 +166,35 @@ def show_warnings_as_notes() -> None:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:
-        # escaped: a warning may quote a judge or item name from the user's file
-        display(HTML(f"<p><strong>Note:</strong> {html.escape(note_text(message))}</p>"))
+        display(HTML(note_html(message, admonition)))
 
     warnings.showwarning = show
+
+
+@contextlib.contextmanager
+def warnings_as_notes(admonition: bool = True) -> Iterator[None]:
+    """Within the block, warnings are shown as notes (:func:`show_warnings_as_notes`), each
+    distinct message once.
+
+    For a book chapter whose step is expected to warn (a real panel's ties or a judge that looks
+    unflipped, found again each time the panel is scored): the reader gets the checks' findings
+    as sentences of the page, while a warning anywhere else still reaches stderr, where the
+    book's page checks refuse it.
+    """
+    previous = warnings.showwarning
+    show_warnings_as_notes(admonition)
+    note, seen = warnings.showwarning, set()
+
+    def once(message: Warning | str, *args: Any, **kwargs: Any) -> None:
+        if str(message) not in seen:
+            seen.add(str(message))
+            note(message, *args, **kwargs)
+
+    warnings.showwarning = once
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous
 
 
 def certify_unlabelled(

@@ -62,6 +62,7 @@ __all__ = [
     "run_lbfgs",
     "run_plain",
     "start_point",
+    "state_mask",
 ]
 
 #: The parameter blocks of one sweep, in the paper's default order [R].
@@ -392,6 +393,24 @@ class Rule:
         return self.streak >= self.patience
 
 
+def state_mask(d: Design, order: Sequence[str]) -> np.ndarray:
+    """Which coordinates of :meth:`Params.to_vector` a sweep in ``order`` reads.
+
+    The first block of a sweep is recomputed from the others before anything reads it (with
+    the default order, ``q`` from ``a, b, delta, kappa``), so the sweep map depends on the
+    other blocks only: they are its state. Anderson's least squares are fitted on them.
+    """
+    I, J, C = d.n_items, d.n_judges, d.n_cond
+    sizes = {"q": I, "a": J, "b": J, "delta": C - 1, "kappa": J * (C - 1)}
+    mask = np.ones(sum(sizes.values()), dtype=bool)
+    start = 0
+    for block in ("q", "a", "b", "delta", "kappa"):  # the layout of Params.to_vector
+        if block == order[0]:
+            mask[start : start + sizes[block]] = False
+        start += sizes[block]
+    return mask
+
+
 def run_plain(
     d: Design,
     lam: Penalties,
@@ -406,9 +425,24 @@ def run_plain(
     The rule compares each sweep's output with its input, so for plain sweeps it is the
     change between successive sweeps; with Anderson acceleration it is the change a plain
     sweep would still make from the extrapolated point (the fixed-point residual).
+
+    Anderson's extrapolation coefficients are the least-squares fit of the residuals of the
+    sweep map's state (:func:`state_mask`: every block but the first one swept, by default
+    ``a, b, delta, kappa``), and they extrapolate every block, q included. Fitted on all
+    coordinates, the I item coordinates outweigh the few judge and condition ones, and the
+    fit then follows the drift direction ``q -> q + t, b -> b - a t`` (see
+    :class:`~judgerisk.risk.lmm.LatentMeasurementModel`), along which the sweep map is far
+    from linear when its fixed point lies several units of ``t`` from the start: on a
+    simulated 2,000-item panel with 30 % of the cells missing it contracts ``t`` by 3e-4
+    per sweep one unit from the fixed point and by 1e-5 seven units away. The linear model
+    of the last sweeps then mispredicts where ``t`` settles, the coefficients reach 1e3, the
+    iterate is thrown further out along ``t``, where the contraction is slower still, and
+    one restart needed 358 sweeps (13-33 for the others). Fitted on the state, the same
+    study needs at most 54 (appendix A1 of the book reports the sweeps of its panels).
     """
     sw = Sweeper(d, lam, order)
     I, J, C = d.n_items, d.n_judges, d.n_cond
+    state = state_mask(d, order)
     st = Stats(d, p, lam)
     history = []
     converged = False
@@ -433,7 +467,7 @@ def run_plain(
             continue
         # Anderson acceleration (type II) of the sweep map x -> G(x), safeguarded
         x, gx = p.to_vector(), new.to_vector()
-        res = float(np.sqrt(np.sum((gx - x) ** 2)))
+        res = float(np.sqrt(np.sum((gx - x)[state] ** 2)))
         if res > 2.0 * best_res:
             # diverging: drop the memory, take the plain step, and measure divergence from
             # here on (a best residual kept across resets would call every later plain
@@ -450,10 +484,10 @@ def run_plain(
             p, st = new, st_new
             continue
         X, G = np.array(xs), np.array(gs)
-        F = G - X
+        F = (G - X)[:, state]
         dF, dG = np.diff(F, axis=0), np.diff(G, axis=0)
-        # least squares min ||F[-1] - dF.T gamma|| through the m x m normal equations
-        # (m <= memory; a LAPACK lstsq on the tall n x m matrix costs ~100x more here),
+        # least squares min ||F[-1] - dF.T gamma|| over the state through the m x m normal
+        # equations (m <= memory; a LAPACK lstsq on the tall matrix costs ~100x more here),
         # with a relative ridge that keeps them solvable when the differences are collinear
         gram = dF @ dF.T
         gram[np.diag_indices_from(gram)] += 1e-12 * np.trace(gram) + 1e-300

@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from judgerisk._util.registry import Registry
+from judgerisk._util.registry import NameView, Registry
+from judgerisk.families import FAMILIES
 
 __all__ = [
     "BASELINES",
@@ -121,25 +122,47 @@ def _adopt(name: str, obj: Any) -> None:
 _REGISTRY: Registry[RiskScore] = Registry(
     "risk score",
     builtins={
-        **dict.fromkeys(("scur", "U", "C", "S_order", "S_rubric"), "judgerisk.risk.registry"),
+        **dict.fromkeys(("scur", "U", "C"), "judgerisk.risk.registry"),
         **dict.fromkeys(("pe", "ve", "msp", "ds_entropy"), "judgerisk.risk.baselines"),
     },
     group="judgerisk.risk_scores",
     adopt=lambda name, obj: _adopt(name, obj),
 )
-#: SCUR and its components, in the order of the noisy-OR (computed by ``scur_scores``).
+#: SCUR and its ambiguity and conflict components (computed by ``scur_scores``); the
+#: sensitivity components ``S_<family>`` come from the perturbation families
+#: (:mod:`judgerisk.families`), one per registered family, named and coloured there.
 _BUILTIN_SIGNALS: tuple[tuple[str, Kind, str, str], ...] = (
     ("scur", "scur", "SCUR", "#c44e52"),
     ("U", "component", "U (ambiguity)", "#dd8452"),
     ("C", "component", "C (conflict)", "#da8bc3"),
-    ("S_order", "component", "S (order)", "#8c8c8c"),
-    ("S_rubric", "component", "S (rubric)", "#ccb974"),
 )
 
-#: Every registered score, in registration order (SCUR, its components, then the baselines).
-RISK_SCORES: Sequence[str] = _REGISTRY.names()
-#: The SCUR components, in the order of the noisy-OR.
-COMPONENTS: Sequence[str] = _REGISTRY.names(lambda s: s.kind == "component")
+
+def _family_components() -> tuple[str, ...]:
+    return tuple(f"S_{name}" for name in FAMILIES)
+
+
+def _family_score(name: str) -> RiskScore | None:
+    """The component entry ``S_<family>`` of a registered family (None for another name)."""
+    if not name.startswith("S_") or name[2:] not in FAMILIES:
+        return None
+    family = FAMILIES[name[2:]]
+    label = family.signal_label or f"S ({family.name})"
+    return RiskScore(name, "component", None, False, label, family.signal_color)
+
+
+def _all_names() -> tuple[str, ...]:
+    """SCUR, U, C, the family components, then the baselines (plug-ins included)."""
+    names = _REGISTRY.names()
+    return (*names[:3], *_family_components(), *names[3:])
+
+
+#: Every registered score: SCUR, its components (U, C, one ``S_<family>`` per perturbation
+#: family), then the baselines.
+RISK_SCORES: Sequence[str] = NameView(_all_names)
+#: The SCUR components, in table order: U, C, then ``S_<family>`` for every registered
+#: perturbation family (``S_order, S_rubric, S_label, S_format, S_verbosity``, plug-ins).
+COMPONENTS: Sequence[str] = NameView(lambda: ("U", "C", *_family_components()))
 #: The baseline-kind scores (computed from the wide tables), in the order reported.
 BASELINES: Sequence[str] = _REGISTRY.names(lambda s: s.kind == "baseline")
 #: The scores the error-ranking analyses compare: SCUR, then every baseline-kind score.
@@ -177,9 +200,12 @@ def register_risk_score(
         raise ValueError(f"kind must be 'scur', 'component' or 'baseline', got {kind!r}")
     if kind != "baseline" and (name, kind) not in [s[:2] for s in _BUILTIN_SIGNALS]:
         raise ValueError(
-            "only SCUR and its four components are computed by scur_scores; register a new "
-            f"score {name!r} as kind='baseline' with its ScoreFunction"
+            "only SCUR and its components are computed by scur_scores (a new sensitivity "
+            "component comes from a perturbation family: judgerisk.families.register_family); "
+            f"register a new score {name!r} as kind='baseline' with its ScoreFunction"
         )
+    if _family_score(name) is not None:
+        raise ValueError(f"{name!r} is the sensitivity component of a perturbation family")
 
     def deco(func: ScoreFunction) -> ScoreFunction:
         compute = func if kind == "baseline" else None
@@ -198,8 +224,12 @@ def unregister_risk_score(name: str) -> None:
 
 
 def get_risk_score(name: str | RiskScore) -> RiskScore:
-    """The :class:`RiskScore` registered under ``name`` (a :class:`RiskScore` is returned as is)."""
-    return name if isinstance(name, RiskScore) else _REGISTRY.get(name)
+    """The :class:`RiskScore` registered under ``name`` (a :class:`RiskScore` is returned as is);
+    ``S_<family>`` is the component of a registered perturbation family."""
+    if isinstance(name, RiskScore):
+        return name
+    family = _family_score(name) if isinstance(name, str) else None
+    return family if family is not None else _REGISTRY.get(name)
 
 
 def risk_score_table(

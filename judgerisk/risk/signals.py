@@ -4,7 +4,9 @@ For a panel verdict on item *i* the three signals ask:
 
 * **U** — is the panel's pooled (held-out) preference ambiguous?
 * **C** — do the judges' responses disagree with what the panel structure predicts for them?
-* **S** — do the responses move when the answer order or the rubric is perturbed?
+* **S** — do the responses move under a perturbation that should not matter (the answer
+  order, the rubric's wording, the answer labels, the layout, a content-free padding: one
+  component per perturbation family of :mod:`judgerisk.families`)?
 
 Each raw signal is mapped through the empirical CDF of the *reference* items (frozen before
 any evaluation item is scored), and the three z's are combined by a noisy-OR into SCUR.
@@ -19,14 +21,16 @@ Public API (stable; other modules code against it)
     ``q_loo, logit_hat, p_hat``); ``conditions`` is ``"original"`` or ``"all"``.
 ``signal_c(predictions, kind="xent", sigma=None) -> Series "C" by item``
     ``kind`` is ``"xent"`` or ``"residual"`` (then ``sigma`` = ``lmm.sigma_``, by judge).
-``signal_s(panel_or_predictions, kind="prob", lmm=None) -> DataFrame by item [S_order, S_rubric]``
-    A column is all-NaN when its family has no observed pair; ``kind="debiased"`` needs the
-    fitted ``lmm`` (``delta_``, ``kappa_``, ``sigma_``).
+``signal_s(panel_or_predictions, kind="prob", lmm=None) -> DataFrame by item [S_<family>]``
+    One column per reported family (:func:`judgerisk.families.reported_families`: ``S_order``
+    and ``S_rubric`` always, all-NaN when the family has no observed pair, then ``S_label``,
+    ``S_format``, ``S_verbosity``, ... for each other family with a pair present);
+    ``kind="debiased"`` needs the fitted ``lmm`` (``delta_``, ``kappa_``, ``sigma_``).
 ``combine_scur(z) -> Series "scur"``
     ``1 - prod max(1 - z, 1e-12)`` over the columns ``z_U, z_C, z_S`` present in ``z``.
 ``scur_scores(panel, seed, splits=ANALYSIS.fractions, c_kind="xent", s_kind="prob",
 u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf", split=None,
-check_input=True) -> ScurResult`` (``split``: a given fold of
+check_input=True, s_families=None) -> ScurResult`` (``split``: a given fold of
 :func:`judgerisk.splits.cross_fit_splits`)
 ``explain(result, item, panel=None) -> ItemExplanation`` (the paper's Table 2 for one item)
 ``riskiest(result, n=10, split="evaluation", threshold=0.9) -> DataFrame`` (Table-2-like list)
@@ -34,9 +38,11 @@ check_input=True) -> ScurResult`` (``split``: a given fold of
 :class:`ScurResult` (frozen dataclass)
     ``table``
         DataFrame with a RangeIndex, one row per reference and evaluation item, sorted by
-        item, columns ``item, split, U, C, S_order, S_rubric, S, z_U, z_C, z_S_order,
-        z_S_rubric, z_S, scur``. ``S`` is the per-item maximum of the kept ``z_S_k``;
-        ``z_S`` its reference ECDF. A dropped component has NaN ``z``.
+        item, columns ``item, split, U, C, S_order, S_rubric[, S_<family> ...], S, z_U, z_C,
+        z_S_order, z_S_rubric[, z_S_<family> ...], z_S, scur`` (one ``S_`` column per
+        reported family, :func:`judgerisk.families.reported_families`). ``S`` is the
+        per-item maximum of the kept ``z_S_k`` (of the families in ``s_families``); ``z_S``
+        its reference ECDF. A dropped component has NaN ``z``.
     ``split``
         Series by item over *all* items (fit items too): ``"fit"``, ``"reference"``,
         ``"evaluation"`` (from :func:`judgerisk.splits.split_items`).
@@ -45,7 +51,7 @@ check_input=True) -> ScurResult`` (``split``: a given fold of
     ``predictions``
         ``lmm.predict_loo`` output for the reference and evaluation rows.
     ``kept``
-        Tuple of kept components among ``("U", "C", "S_order", "S_rubric")``.
+        Tuple of kept components among ``U``, ``C`` and the ``S_<family>`` columns.
     ``dropped``
         Dict component -> reason (``"absent"`` or ``"constant on the reference split"``;
         ``"S"`` appears when the maximum of the kept S components is constant).
@@ -54,7 +60,8 @@ check_input=True) -> ScurResult`` (``split``: a given fold of
     ``ecdfs``
         Dict component -> :class:`~judgerisk.risk.ecdf.FrozenECDF` (``"S"`` is the ECDF of the max).
     ``settings``
-        Dict of the arguments (seed, splits, c_kind, s_kind, u_conditions, s_norm).
+        Dict of the arguments (seed, splits, c_kind, s_kind, u_conditions, s_norm,
+        s_families).
     ``scores(split=None)``
         The table indexed by item, optionally restricted to ``"reference"`` /
         ``"evaluation"``.
@@ -77,8 +84,9 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.special import entr
 
+from judgerisk.families import FAMILIES, family_pairs, get_family, reported_families
 from judgerisk.options import ANALYSIS
-from judgerisk.panel import CONDITIONS, FAMILIES, ORIGINAL, PanelError, validate_panel
+from judgerisk.panel import ORIGINAL, PanelError, validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
 from judgerisk.splits import SPLIT_NAMES, split_items
@@ -98,7 +106,8 @@ __all__ = [
     "riskiest",
 ]
 
-#: The four raw components, in table order.
+#: Every raw component a table can hold, in table order: U, C, then ``S_<family>`` for each
+#: registered perturbation family (a table holds those of its reported families).
 COMPONENTS: Sequence[str] = REGISTERED_COMPONENTS
 #: Floor of each complement 1 - z in the noisy-OR (Methods reference §4).
 Z_FLOOR = 1e-12
@@ -307,14 +316,18 @@ def signal_s(
     Returns
     -------
     pandas.DataFrame
-        By item (sorted), columns ``S_order`` and ``S_rubric`` (the families of
-        :data:`judgerisk.panel.FAMILIES`). A family none of whose pairs is observed gives
-        an all-NaN column; an item with no observed pair of a family gets NaN there.
+        By item (sorted), one column ``S_<family>`` per reported family
+        (:func:`judgerisk.families.reported_families`): ``S_order`` and ``S_rubric`` always
+        (all-NaN when none of the family's pairs is observed), then one per other registered
+        family with a pair present (``S_label``, ``S_format``, ``S_verbosity``, plug-ins). An
+        item with no observed pair of a family gets NaN there.
 
     Notes
     -----
-    For family :math:`k` with condition pairs :math:`(c, c')`, the mean runs over the
-    judges and pairs for which both cells are observed:
+    For family :math:`k` with condition pairs :math:`(c, c')`
+    (:meth:`judgerisk.families.Family.pairs`: for order ``(swap, original)`` and each
+    ``(swap_F<k>, F<k>)``; for any other family F ``(F<k>, original)`` and ``(swap_F<k>,
+    swap)``), the mean runs over the judges and pairs for which both cells are observed:
 
     .. math::
 
@@ -348,9 +361,10 @@ def signal_s(
         effect, sig = _lmm_offsets(lmm, judges, conds)
         cube = cube - effect[None, :, :]
     out = {}
-    for family, pairs in FAMILIES.items():
+    observed = family_pairs(conds)
+    for family in reported_families(conds):
         col = np.full(n_i, np.nan)
-        present = [(conds.index(c), conds.index(d)) for c, d in pairs if c in conds and d in conds]
+        present = [(conds.index(c), conds.index(d)) for c, d in observed.get(family, ())]
         if present:
             diffs = np.stack([np.abs(cube[:, :, a] - cube[:, :, b]) for a, b in present], axis=2)
             if kind == "debiased":
@@ -534,14 +548,16 @@ def scur_scores(
     s_norm: str = "ecdf",
     split: pd.Series | None = None,
     check_input: bool = True,
+    s_families: Sequence[str] | None = None,
 ) -> ScurResult:
     """Cross-fitted SCUR risk scores for the reference and evaluation items of one seed.
 
     Parameters
     ----------
     panel : pandas.DataFrame
-        A panel (validated here; condition names outside ``CONDITIONS`` are an error). A ``gold`` column,
-        if present, is removed before anything else happens: no gold label is read.
+        A panel (validated here; a condition name no perturbation family declares is an
+        error). A ``gold`` column, if present, is removed before anything else happens: no
+        gold label is read.
     seed : int
         Seed of the item split (:func:`judgerisk.splits.split_items`) and the LMM's
         ``random_state``; the same seed gives identical numbers.
@@ -570,8 +586,12 @@ def scur_scores(
         only seeds the LMM's restarts.
     check_input : bool, default True
         Validate the panel. ``False`` skips every check, for callers that pass a panel
-        :func:`judgerisk.panel.validate_panel` returned (with ``conditions=CONDITIONS``), as
-        the cross-fitting loops do once for all their folds.
+        :func:`judgerisk.panel.validate_panel` returned, as the cross-fitting loops do once
+        for all their folds.
+    s_families : sequence of str, optional
+        The perturbation families whose z's enter :math:`z^S` (default: every family present).
+        ``("order", "rubric")`` is the paper's S on a panel with more families; the other
+        families' ``S_`` and ``z_S_`` columns are still computed and reported. **[R]**
 
     Returns
     -------
@@ -593,12 +613,14 @@ def scur_scores(
     2. Fit the LMM on the fit items only; predict every reference and evaluation cell
        leave-one-judge-out, :math:`\\hat p_{ijc} = \\sigma(\\hat a_j q_i^{(-j)} + \\hat b_j
        + \\hat\\delta_c + \\hat\\kappa_{jc})`.
-    3. Compute U, C, S_order, S_rubric per item.
+    3. Compute U, C and one S per reported perturbation family (``S_order``, ``S_rubric``,
+       then ``S_label``, ``S_format``, ``S_verbosity``, ... when present) per item.
     4. Freeze each component's ECDF on the reference items:
        :math:`z^X_i = n_\\mathrm{ref}^{-1} \\sum_{r} \\mathbf{1}[X_r \\le X_i]`. A component
        absent or constant on the reference split is dropped (listed in ``dropped``).
-    5. :math:`S_i = \\max_k z^{S_k}_i` over the kept S components, re-normalised on the
-       reference split: :math:`z^S_i = F^{\\max}_\\mathrm{ref}(S_i)`.
+    5. :math:`S_i = \\max_k z^{S_k}_i` over the kept S components (of ``s_families``), the
+       paper's combination of its two families applied to every family present,
+       re-normalised on the reference split: :math:`z^S_i = F^{\\max}_\\mathrm{ref}(S_i)`.
     6. :math:`\\mathrm{SCUR}_i = 1 - \\prod_{k} \\max(1 - z^k_i, 10^{-12})` over the kept
        z_U, z_C, z_S (:func:`combine_scur`).
 
@@ -613,10 +635,11 @@ def scur_scores(
     LLM-as-a-Judge", Section 3 and the cross-fitting appendix.
     """
     _check_kinds(c_kind=c_kind, s_kind=s_kind, u_conditions=u_conditions, s_norm=s_norm)
+    s_families = _check_families(s_families)
     cols = [c for c in ("item", "judge", "condition", "logit", "p") if c in panel.columns]
     panel = panel[cols]  # gold and extras never enter
     if check_input:
-        panel = validate_panel(panel, conditions=CONDITIONS)
+        panel = validate_panel(panel)
     split, fit_panel, score_panel = _split_panel(panel, seed, splits, split)
 
     model = _fit_or_reuse_lmm(lmm, lmm_params, fit_panel, seed, check_input)
@@ -626,8 +649,9 @@ def scur_scores(
     is_ref = item_split == "reference"
 
     z, ecdfs, dropped = _normalise(raw, is_ref)
-    kept = tuple(c for c in COMPONENTS if c not in dropped)
-    s_max, z_s = _merge_s(z, kept, is_ref, s_norm, ecdfs, dropped)
+    kept = tuple(c for c in raw.columns if c not in dropped)
+    merged = tuple(c for c in kept if c.startswith("S_") and _in(c[2:], s_families))
+    s_max, z_s = _merge_s(z, merged, is_ref, s_norm, ecdfs, dropped)
     table = _score_table(raw, item_split, z, s_max, z_s)
     combined = _combine(table, dropped)
     return ScurResult(
@@ -646,6 +670,7 @@ def scur_scores(
             "s_kind": s_kind,
             "u_conditions": u_conditions,
             "s_norm": s_norm,
+            "s_families": s_families,
         },
     )
 
@@ -664,6 +689,28 @@ def _check_kinds(**options: str) -> None:
     for name, val in options.items():
         if val not in _KINDS[name]:
             raise ValueError(f"{name} must be one of {_KINDS[name]}, got {val!r}")
+
+
+def _check_families(names: Sequence[str] | None) -> tuple[str, ...] | None:
+    """``s_families`` as a tuple of registered family names (None: every family)."""
+    if names is None:
+        return None
+    if isinstance(names, str):
+        names = (names,)
+    for name in names:
+        try:
+            get_family(name)
+        except ValueError:
+            raise ValueError(
+                f"s_families: unknown perturbation family {name!r}; choose from {list(FAMILIES)}"
+            ) from None
+    if not names:
+        raise ValueError("s_families is empty: give at least one family, or None for all")
+    return tuple(dict.fromkeys(names))
+
+
+def _in(family: str, families: tuple[str, ...] | None) -> bool:
+    return families is None or family in families
 
 
 def _split_panel(
@@ -696,7 +743,7 @@ def _predict(model: Any, score_panel: pd.DataFrame, check_input: bool) -> pd.Dat
 def _raw_signals(
     preds: pd.DataFrame, model: Any, *, c_kind: str, s_kind: str, u_conditions: str
 ) -> pd.DataFrame:
-    """Step 3: U, C, S_order and S_rubric per item."""
+    """Step 3: U, C and one S per reported perturbation family, per item."""
     return pd.concat(
         [
             signal_u(preds, conditions=u_conditions),
@@ -709,16 +756,15 @@ def _raw_signals(
 
 def _merge_s(
     z: dict[str, np.ndarray],
-    kept: tuple[str, ...],
+    s_kept: tuple[str, ...],
     is_ref: np.ndarray,
     s_norm: str,
     ecdfs: dict[str, FrozenECDF],
     dropped: dict[str, str],
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Step 5: the maximum of the kept S families' z's, and z_S (``ecdfs``/``dropped`` grow)."""
+    """Step 5: the maximum of the merged S families' z's, and z_S (``ecdfs``/``dropped`` grow)."""
     n = len(is_ref)
     s_max, z_s = np.full(n, np.nan), np.full(n, np.nan)
-    s_kept = [c for c in ("S_order", "S_rubric") if c in kept]
     if not s_kept:
         return s_max, z_s
     zs = np.column_stack([z[c] for c in s_kept])
@@ -744,12 +790,9 @@ def _score_table(
         {
             "item": raw.index.to_numpy(),
             "split": item_split,
-            **{c: raw[c].to_numpy() for c in COMPONENTS},
+            **{c: raw[c].to_numpy() for c in raw.columns},
             "S": s_max,
-            "z_U": z["U"],
-            "z_C": z["C"],
-            "z_S_order": z["S_order"],
-            "z_S_rubric": z["S_rubric"],
+            **{f"z_{c}": z[c] for c in raw.columns},
             "z_S": z_s,
         }
     )
@@ -790,7 +833,8 @@ class ItemExplanation:
     split : str
         ``"reference"`` or ``"evaluation"``.
     scores : pandas.Series
-        ``U, C, S_order, S_rubric, S, z_U, z_C, z_S_order, z_S_rubric, z_S, scur``.
+        ``U, C, S_order, S_rubric[, S_<family> ...], S, z_U, z_C, z_S_order, z_S_rubric[,
+        z_S_<family> ...], z_S, scur``.
     reason : str
         The signals with z at or above the threshold, strongest first.
     responses : pandas.DataFrame

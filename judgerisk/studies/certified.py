@@ -61,7 +61,6 @@ from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name, reported_aggregators
 from judgerisk.options import ScoreSettings, SelectSettings, check_count
 from judgerisk.panel import (
-    CONDITIONS,
     ORIGINAL,
     PanelError,
     check_scorable,
@@ -119,11 +118,19 @@ RISK_SCORES: Sequence[str] = NameView(
     )
 )
 
-#: SCUR columns averaged over the seeds in :func:`score_panel`.
+#: SCUR columns averaged over the seeds in :func:`score_panel`, for a panel of the paper's
+#: perturbation families (order, rubric); a panel with another family (label, format,
+#: verbosity, a plug-in) also has its ``S_<family>`` after ``S_rubric`` and its
+#: ``z_S_<family>`` after ``z_S_rubric`` (:func:`judgerisk.families.reported_families`).
+_PAPER_S = ("S_order", "S_rubric")
 SCORE_COLUMNS: tuple[str, ...] = (
-    *COMPONENTS,
+    "U",
+    "C",
+    *_PAPER_S,
     "S",
-    *(f"z_{c}" for c in COMPONENTS),
+    "z_U",
+    "z_C",
+    *(f"z_{c}" for c in _PAPER_S),
     "z_S",
     "scur",
 )
@@ -219,11 +226,11 @@ def score_panel(
         )
     if protocol not in PROTOCOLS:
         raise PanelError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    panel = validate_panel(panel, conditions=CONDITIONS)
+    panel = validate_panel(panel)
     check_scorable(panel)
     unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
     if "gold" in panel.columns:  # marked valid once, so the aggregators skip the checks
-        unlabelled = validate_panel(unlabelled, conditions=CONDITIONS)
+        unlabelled = validate_panel(unlabelled)
     items = pd.Index(pd.unique(unlabelled["item"]), name="item").sort_values()
     splits = cross_fit_splits(items, n_seeds, seed, protocol, n_folds)
     keep = "evaluation" if protocol == "kfold" else None
@@ -239,7 +246,7 @@ def score_panel(
     grouped = long.groupby("item")
     out = pd.DataFrame(index=items)
     out["n_scored"] = grouped.size().reindex(items).fillna(0).astype(np.int64)
-    means = grouped[list(SCORE_COLUMNS)].mean()
+    means = grouped[[c for c in long.columns if c not in ("item", "split")]].mean()
     out = out.join(means)
     out["scur_sd"] = grouped["scur"].std(ddof=0).reindex(items)
     missing = int((out["n_scored"] == 0).sum())
@@ -543,7 +550,7 @@ def certify_panel(
     same splits, so coverages at equal :math:`\\alpha` are directly comparable. The panel
     verdict's errors are :math:`E_i = 1[\\hat y^{panel}_i \\ne y^*_i]`; BPE's are the judge's own.
     """
-    panel = validate_panel(panel, conditions=CONDITIONS)
+    panel = validate_panel(panel)
     if "gold" not in panel.columns:
         raise PanelError("certify_panel needs a panel with a 'gold' column")
     if panel_scores is CERTIFIED and scores is not None:  # the default: the scores present

@@ -11,7 +11,8 @@ from typing import Any
 import pandas as pd
 
 from judgerisk.aggregators.aggregate import majority_vote
-from judgerisk.panel import FAMILIES, ORIGINAL, gold_labels, to_wide, verdicts
+from judgerisk.families import family_pairs
+from judgerisk.panel import ORIGINAL, gold_labels, to_wide, verdicts
 from judgerisk.risk.metrics import consensus_share, high_consensus
 
 __all__ = [
@@ -67,6 +68,9 @@ def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
 def flip_rates(panel: pd.DataFrame) -> pd.DataFrame:
     r"""How often each judge's verdict flips between the two conditions of a family pair.
 
+    Every perturbation family with a pair present is reported (order, rubric, label, format,
+    verbosity and any registered plug-in family; :mod:`judgerisk.families`).
+
     A flip is :math:`|v_c - v_{c'}|` with the contract's verdicts :math:`v \in \{1, \tfrac12,
     0\}` (A, tie, B): A against B is one flip, a tie against A or B half a flip (the tie policy
     of every vote-based quantity: half a vote for each answer), a tie against a tie none.
@@ -80,10 +84,8 @@ def flip_rates(panel: pd.DataFrame) -> pd.DataFrame:
     """
     wide = panel.pivot_table(index=["item", "judge"], columns="condition", values="verdict")
     rows = []
-    for family, pairs in FAMILIES.items():
+    for family, pairs in family_pairs(wide.columns).items():
         for c, c_prime in pairs:
-            if c not in wide.columns or c_prime not in wide.columns:
-                continue
             both = wide[[c, c_prime]].dropna()
             flip = (both[c] - both[c_prime]).abs()  # a tie: half a flip against A or B
             flips = flip.groupby(level="judge").agg(["size", "mean"])
@@ -121,7 +123,8 @@ def panel_overview(panel: pd.DataFrame) -> pd.Series:
     return pd.Series(out, name="value")
 
 
-#: The simulator's item mechanisms (columns of ``SimulationTruth.items``).
+#: The simulator's item mechanisms (columns of ``SimulationTruth.items``); a panel simulated
+#: with another perturbation family also has ``<family>_sensitive``.
 MECHANISMS = ("ambiguous", "consensus_wrong", "order_sensitive", "rubric_sensitive")
 
 
@@ -138,7 +141,8 @@ def error_mechanisms(panel: pd.DataFrame, truth: Any) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per mechanism: ``share of items`` carrying it, the ``majority error rate`` on
+        One row per mechanism (:data:`MECHANISMS`, then each ``<family>_sensitive`` flag of
+        the truth): ``share of items`` carrying it, the ``majority error rate`` on
         those items, and its ``share of high-consensus errors`` (among items whose majority
         verdict is wrong although at least 80 % of the judges agree). A mechanism far more
         common among high-consensus errors than among items drives the errors a majority
@@ -147,7 +151,8 @@ def error_mechanisms(panel: pd.DataFrame, truth: Any) -> pd.DataFrame:
     cons = consensus(panel)
     items = truth.items.reindex(cons.index)
     wrong = cons["majority"].ne(items["gold"])
-    flags = items[list(MECHANISMS)].astype(bool)
+    more = [c for c in items.columns if c.endswith("_sensitive") and c not in MECHANISMS]
+    flags = items[[*MECHANISMS, *more]].astype(bool)
     hidden = wrong & cons["high_consensus"]
     return pd.DataFrame(
         {

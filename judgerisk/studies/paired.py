@@ -43,6 +43,7 @@ __all__ = [
     "PAIRED_SUBSETS",
     "SUBSET_NAMES",
     "PairedDifference",
+    "auroc_interval",
     "best_rows",
     "compare_pairs",
     "compare_scores",
@@ -235,6 +236,38 @@ def paired_auroc_difference(
         groups,
         level,
     )
+
+
+def auroc_interval(
+    scores: npt.ArrayLike,
+    errors: npt.ArrayLike,
+    *,
+    n_boot: int = 2000,
+    level: float = 0.95,
+    random_state: int | None = 0,
+) -> tuple[float, float, float]:
+    """The AUROC of one score and its percentile bootstrap interval over items.
+
+    The resamples are those of :func:`paired_auroc_difference` (same ``n_boot`` and
+    ``random_state``: the same item counts), so an interval here and a paired difference there
+    are read from the same resamples.
+
+    Returns
+    -------
+    (auroc, low, high)
+    """
+    s, e = _check_inputs(scores, errors, None)
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    w = _bootstrap_counts(len(e), n_boot, random_state)
+    num, den = _resample_sums(s, e, _group_labels(None, len(e)), w)
+    ok = den > 0
+    if not ok.any():
+        nan = float("nan")
+        return nan, nan, nan
+    alpha = (1.0 - level) / 2.0
+    low, high = np.quantile(num[ok] / den[ok], [alpha, 1.0 - alpha])
+    return weighted_auroc(s, e), float(low), float(high)
 
 
 def _group_labels(groups, n: int) -> np.ndarray:

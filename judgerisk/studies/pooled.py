@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.options import ANALYSIS
-from judgerisk.panel import CONDITIONS, validate_panel
+from judgerisk.panel import validate_panel
 from judgerisk.risk.metrics import vote_patterns
 from judgerisk.risk.registry import BASELINES, risk_score_table
 from judgerisk.risk.signals import combine_scur, scur_scores
@@ -45,7 +45,11 @@ OPTIONS: dict[str, dict] = {
     "U all conditions": {"u_conditions": "all"},
     "z_S raw max": {"s_norm": "max"},
 }
-_FAMILY_COLUMNS = ("z_S_order", "z_S_rubric")
+
+
+def _family_columns(scored: pd.DataFrame) -> list[str]:
+    """The per-family z's of a scored table: ``z_S_order``, ``z_S_rubric``, then the others."""
+    return [c for c in scored.columns if c.startswith("z_S_")]
 
 
 # --------------------------------------------------------------------------- pooled scores
@@ -68,7 +72,7 @@ def _seed_table(
     res = scur_scores(ctx.panel, seed, split=split, check_input=False, **ctx.scur_options)
     scored = res.scores()
     cols = {"scur": scored["scur"]}
-    for c in _FAMILY_COLUMNS:
+    for c in _family_columns(scored):
         cols[c] = scored[c]
     if ablation:
         for name, zs in ABLATION.items():
@@ -80,7 +84,7 @@ def _seed_table(
         )
         alt_scored = alt.scores()
         cols[name] = alt_scored["scur"]
-        for c in _FAMILY_COLUMNS:
+        for c in _family_columns(alt_scored):
             cols[f"{name}: {c}"] = alt_scored[c]
     table = pd.DataFrame(cols).reindex(ctx.items).rank(pct=True)
     if baselines:
@@ -128,7 +132,8 @@ def pooled_scores(
     options : mapping, optional
         Name -> keyword arguments of :func:`judgerisk.risk.signals.scur_scores` (e.g.
         :data:`OPTIONS`); each gives a SCUR column under that name (and its per-family
-        ``"<name>: z_S_order"`` / ``"<name>: z_S_rubric"``), computed with the seed's fitted
+        ``"<name>: z_S_order"``, ``"<name>: z_S_rubric"``, and one per other family present),
+        computed with the seed's fitted
         model, so the latent measurement model is fitted once per split (fold).
     ablation : bool, default False
         Add one column per entry of :data:`ABLATION` (SCUR from a subset of the signals,
@@ -205,7 +210,7 @@ def repetition_tables(
     refitting (:func:`pool_tables`).
     """
     # checked once here with scur_scores' own rules; its folds then skip the checks
-    validate_panel(ctx.panel, conditions=CONDITIONS)
+    validate_panel(ctx.panel)
     out = []
     for seed in seeds:
         splits = cross_fit_splits(ctx.items, 1, int(seed), protocol, n_folds, ctx.fractions)

@@ -5,6 +5,12 @@
 It was produced by ``recipes/smollm2_llmbar.py`` in the judgerisk repository; the manifest next
 to it records the model file's sha256, the template hash, the package versions, the exact command,
 the wall time, and the data's provenance and licences. Read it with :func:`load_smollm2_llmbar`.
+
+``smollm2_llmbar_families.parquet``: the same judge, template and items under the conditions of
+the label, format and verbosity perturbation families (:mod:`judgerisk.families`), written here
+by ``recipes/smollm2_llmbar_families.py`` (about 1,600 prompts of the in-process judge; this
+release does not carry it); :func:`load_smollm2_llmbar_families` joins it with the six
+conditions into one panel.
 """
 
 from __future__ import annotations
@@ -19,8 +25,10 @@ from judgerisk.panel import atomic_write, validate_panel
 
 __all__ = [
     "SMOLLM2_LLMBAR",
+    "SMOLLM2_LLMBAR_FAMILIES",
     "SMOLLM2_LLMBAR_GENERATION",
     "load_smollm2_llmbar",
+    "load_smollm2_llmbar_families",
     "load_smollm2_llmbar_generation",
     "shipped_manifest",
     "write_generation",
@@ -29,6 +37,8 @@ __all__ = [
 
 #: Base name of the shipped SmolLM2 x LLMBar panel (``.parquet`` + ``.manifest.json``).
 SMOLLM2_LLMBAR = "smollm2_llmbar"
+#: Base name of the shipped label / format / verbosity conditions of the same judge and items.
+SMOLLM2_LLMBAR_FAMILIES = "smollm2_llmbar_families"
 #: Base name of the shipped generation baselines (verbalized confidence, self-consistency).
 SMOLLM2_LLMBAR_GENERATION = "smollm2_llmbar_generation"
 
@@ -93,6 +103,36 @@ def load_smollm2_llmbar() -> pd.DataFrame:
     return out
 
 
+def load_smollm2_llmbar_families() -> pd.DataFrame:
+    """The shipped SmolLM2 x LLMBar panel under the six conditions and the new families' ones.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated panel: :func:`load_smollm2_llmbar`'s rows (original, swap, rubric1,
+        rubric2, swap_rubric1, swap_rubric2) and the rows of the label, format and verbosity
+        conditions (``label1``, ``swap_label1``, ``format1``, ``verbosity1``, ``verbosity2``,
+        ... as its manifest lists), the same columns; ``attrs["manifest"]`` holds the families
+        panel's manifest (its ``extends`` names the six-condition panel).
+
+    Raises
+    ------
+    FileNotFoundError
+        When the families panel is not in this installation (this release does not carry it;
+        ``recipes/smollm2_llmbar_families.py`` in the judgerisk repository writes it here).
+    """
+    manifest = shipped_manifest(SMOLLM2_LLMBAR_FAMILIES)
+    six = load_smollm2_llmbar()
+    with resources.as_file(_path(SMOLLM2_LLMBAR_FAMILIES, ".parquet")) as path:
+        extra = pd.read_parquet(path)
+    if set(extra["condition"]) & set(six["condition"]):
+        raise ValueError("the shipped families panel repeats a condition of smollm2_llmbar")
+    both = pd.concat([six[[c for c in extra.columns if c in six.columns]], extra])
+    out = validate_panel(both.reset_index(drop=True))
+    out.attrs["manifest"] = manifest
+    return out
+
+
 def load_smollm2_llmbar_generation() -> pd.DataFrame:
     """Verbalized confidence and self-consistency of the SmolLM2 judge on an LLMBar subset.
 
@@ -122,29 +162,39 @@ def write_shipped(
     invocations: int,
     threads: int,
     name: str = SMOLLM2_LLMBAR,
+    what: str | None = None,
+    extra: dict | None = None,
 ) -> Path:
-    """Write a panel and its manifest atomically (used by the recipe, not by readers).
+    """Write a panel and its manifest atomically (used by the recipes, not by readers).
 
     The manifest records the judge (model file and its sha256, wheel, licence), the template
-    name and hash, the verdict tokens, judgerisk / torch / transformers versions, the command,
-    the wall time summed over resumed invocations, and the data's provenance and licence.
+    name and hash, the verdict tokens (per condition when they differ), judgerisk / torch /
+    transformers versions, the command, the wall time summed over resumed invocations, the
+    data's provenance and licence, and ``extra`` (e.g. the perturbation seed).
     """
     first = panel.iloc[0]
     manifest = _common_manifest(
         name,
         panel,
-        "verdict-token log-probabilities under six prompt conditions (original, swap, "
+        what
+        or "verdict-token log-probabilities under six prompt conditions (original, swap, "
         "rubric1, rubric2, swap_rubric1, swap_rubric2)",
         command,
         wall_seconds,
     )
+    tokens = panel.groupby("condition", sort=True)[["token_a", "token_b"]].first()
     manifest.update(
         {
             "conditions": sorted(panel["condition"].unique().tolist()),
             "template": {"name": str(first["template"]), "hash": str(first["template_hash"])},
-            "verdict_tokens": [str(first["token_a"]), str(first["token_b"])],
+            "verdict_tokens": (
+                [str(first["token_a"]), str(first["token_b"])]
+                if len(tokens.drop_duplicates()) == 1
+                else {c: [str(a), str(b)] for c, (a, b) in tokens.iterrows()}
+            ),
             "invocations": int(invocations),
             "torch_threads": int(threads),
+            **(extra or {}),
         }
     )
     table = panel[[c for c in _COLUMNS if c in panel.columns]].reset_index(drop=True)

@@ -1,0 +1,131 @@
+"""``judgerisk perturb``: the items under each condition, as the judge is shown them, written."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from typing import TYPE_CHECKING
+
+from judgerisk.cli.common import (
+    EXIT_OK,
+    Command,
+    add_overwrite,
+    check_output,
+    command_record,
+    seed,
+    write_output,
+)
+from judgerisk.options import PERTURB_CONDITIONS
+
+if TYPE_CHECKING:  # building the parser imports no pandas
+    import pandas as pd
+
+__all__ = ["COMMAND", "Perturb"]
+
+
+def condition(text: str) -> str:
+    """One ``--conditions`` name: declared by the template's table or a perturbation family."""
+    from judgerisk.families import is_declared
+
+    if not is_declared(text):
+        raise argparse.ArgumentTypeError(
+            f"unknown condition {text!r}: a condition is 'original', 'swap', <family><k> or "
+            "swap_<family><k> with a registered perturbation family"
+        )
+    return text
+
+
+class Perturb(Command):
+    name = "perturb"
+    help = "write the items under each condition as the judge is shown them"
+    description = textwrap.dedent(
+        """\
+        Render items (item, prompt, answer_a, answer_b[, gold]) under the chosen conditions
+        exactly as `judgerisk extract` does, and write one row per item and condition: the
+        system and user messages, the assistant prefill, the labels and verdict strings to
+        read, the answers as shown and what the perturbation changed. For judges run with
+        other tools. A condition is 'original', 'swap', <family><k> or swap_<family><k>
+        with a perturbation family: order, rubric, label (answer labels), format (layout,
+        drawn from --seed), verbosity (a content-free sentence: odd k pads A, even k pads
+        B), or a plug-in's. The same items, template, conditions and seed give the same
+        file."""
+    )
+    epilog = (
+        "example:\n  judgerisk perturb items.jsonl -o perturbed.jsonl --conditions original "
+        "swap label1 format1 verbosity1 verbosity2 --seed 0"
+    )
+    recomputable = True
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        p.add_argument("items", help="items file (.jsonl, .json, .csv or .parquet)")
+        p.add_argument(
+            "-o", "--output", required=True, help="file to write (.jsonl, .csv, .parquet)"
+        )
+        p.add_argument(
+            "--conditions",
+            nargs="+",
+            type=condition,
+            default=list(PERTURB_CONDITIONS),
+            metavar="COND",
+            help="conditions (must include original)",
+        )
+        p.add_argument(
+            "--template", default="pairwise_v1", help="shipped template name or JSON file"
+        )
+        p.add_argument("--seed", type=seed, default=0, help="perturbation seed (format, verbosity)")
+        add_overwrite(p)
+
+    def run(self, args: argparse.Namespace) -> int:
+        from judgerisk.extract.perturb import perturb_items
+
+        template = _template_file(args.template)
+        check_output(args, args.output, (args.items, template))
+        table = perturb_items(args.items, args.conditions, template=args.template, seed=args.seed)
+        n_items = int(table["item"].nunique())
+        files: dict[str, tuple[str, int | None]] = {"items": (args.items, n_items)}
+        if template is not None:
+            files["template"] = (template, None)
+        record = command_record(args, files)
+        out = write_output(
+            args, table, args.output, record, {"rows": len(table), "n_items": n_items}
+        )
+        print(
+            f"wrote {out}: {n_items} items x {table['condition'].nunique()} conditions "
+            f"({len(table)} rows)",
+            file=sys.stderr,
+        )
+        return EXIT_OK
+
+    def check_sizes(self, record: dict, n_output: int, loaded: dict) -> list[str]:
+        conds = record["parameters"].get("conditions")
+        if not isinstance(conds, list) or not conds:
+            raise ValueError(f"the record's conditions {conds!r:.60} are not a list")
+        n_items = record["inputs"].get("items", {}).get("rows")
+        if isinstance(n_items, int) and n_items * len(conds) != n_output:
+            return [
+                f"the record's {n_items} items x {len(conds)} conditions make "
+                f"{n_items * len(conds)} rows, the output has {n_output}"
+            ]
+        return []
+
+    def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
+        from judgerisk.extract.perturb import perturb_items
+
+        params = record["parameters"]
+        inputs = record["inputs"]
+        template = inputs["template"]["path"] if "template" in inputs else params["template"]
+        return perturb_items(
+            inputs["items"]["path"],
+            tuple(params["conditions"]),
+            template=template,
+            seed=params["seed"],
+        )
+
+
+def _template_file(template: str) -> str | None:
+    """The template's file when ``--template`` names one (an input), else None (a shipped one)."""
+    return template if str(template).endswith(".json") else None
+
+
+COMMAND = Perturb()
