@@ -242,8 +242,8 @@ def auroc_interval(
     scores: npt.ArrayLike,
     errors: npt.ArrayLike,
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> tuple[float, float, float]:
     """The AUROC of one score and its percentile bootstrap interval over items.
