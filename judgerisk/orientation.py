@@ -13,6 +13,15 @@ mapped back (a judge at chance disagrees on about half); :func:`check_orientatio
 when the excess over one half is more than chance explains: a one-sided binomial test of
 "disagrees on at most half" at level :data:`ORIENTATION_LEVEL` (one item, or three of four,
 never suffices; four of four does).
+
+The same symptom has a second cause: a judge with a strong **position bias** that picks the
+answer shown first (or second) whatever the answers disagrees with itself on every item whose
+order was swapped, even when the data were mapped back correctly. The original order tells the
+two apart, since it is never mapped: a position-biased judge picks the answer *shown first* on
+most items in both orders (read with the data's mapping), while a judge whose swapped verdicts
+were left in the shown order picks by content, so its share of first-shown picks in each order
+sits near the share of items whose better answer came first.
+:func:`orientation_evidence` computes both shares and the reading.
 """
 
 from __future__ import annotations
@@ -21,15 +30,17 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
+from scipy.stats import binom
 
 from judgerisk.families import FAMILIES
 
 __all__ = [
+    "NAMED_JUDGES",
     "ORIENTATION_LEVEL",
     "count_ties",
     "check_orientation",
     "order_disagreement",
+    "orientation_evidence",
     "tie_message",
 ]
 
@@ -75,40 +86,135 @@ def order_disagreement(panel: pd.DataFrame) -> pd.DataFrame:
         b = panel.loc[panel["condition"] == shown, ["item", "judge", "logit"]]
         both = a.merge(b, on=["item", "judge"], suffixes=("_s", "_o"))
         differ = np.sign(both["logit_s"]) * np.sign(both["logit_o"]) < 0
-        for judge, d in differ.groupby(both["judge"], sort=True):
-            rows.append(
+        per = differ.groupby(both["judge"], sort=True).agg(["size", "mean"])
+        rows.append(
+            pd.DataFrame(
                 {
-                    "judge": judge,
+                    "judge": per.index,
                     "swapped": swapped,
                     "shown": shown,
-                    "n_items": len(d),
-                    "disagree": float(d.mean()),
+                    "n_items": per["size"].to_numpy(),
+                    "disagree": per["mean"].to_numpy(np.float64),
                 }
             )
-    return pd.DataFrame(rows, columns=["judge", "swapped", "shown", "n_items", "disagree"])
+        )
+    columns = ["judge", "swapped", "shown", "n_items", "disagree"]
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
+
+
+#: Flagged judges of one order pair named one by one; more get one note for them all.
+NAMED_JUDGES = 3
+
+
+#: Reading of :func:`orientation_evidence` for a judge that flips on more than half its items.
+POSITION_BIAS = "position bias"
+NOT_MAPPED = "swapped verdicts not mapped back"
+
+
+def _first_shown_share(panel: pd.DataFrame, condition: str, first: float) -> pd.Series:
+    """Per judge: share of its strict verdicts in ``condition`` whose sign is ``first``."""
+    sub = panel.loc[panel["condition"] == condition, ["judge", "logit"]]
+    logit = sub["logit"].to_numpy(dtype=np.float64)
+    strict = np.isfinite(logit) & (logit != 0)
+    hit = pd.Series(np.sign(logit[strict]) == first, index=sub["judge"].to_numpy()[strict])
+    return hit.groupby(level=0, sort=False).mean()
+
+
+def orientation_evidence(panel: pd.DataFrame) -> pd.DataFrame:
+    """Per judge and order pair: how often it picks the answer shown first, in each order.
+
+    In the original order the answer shown first is A; in the swapped order it is the
+    original B, so a canonical verdict for B there is a pick of the first-shown answer.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``judge, swapped, shown, n_items, disagree, first_shown, first_swapped``
+        (shares of strict verdicts for the answer shown first, in the shown order and in the
+        swapped order) and ``reading``: for a judge that disagrees with itself on more than
+        half its items, by more than chance explains (one-sided binomial test at
+        :data:`ORIENTATION_LEVEL`), :data:`POSITION_BIAS` when it picks the same position in
+        both orders (both shares above 1/2, or both below) and :data:`NOT_MAPPED` otherwise;
+        empty else.
+    """
+    table = order_disagreement(panel)
+    columns = [*table.columns, "first_shown", "first_swapped", "reading"]
+    parts = []
+    for (swapped, shown), rows in table.groupby(["swapped", "shown"], sort=False):
+        rows = rows.copy()
+        judges = rows["judge"]
+        rows["first_shown"] = judges.map(_first_shown_share(panel, shown, 1.0)).astype(float)
+        rows["first_swapped"] = judges.map(_first_shown_share(panel, swapped, -1.0)).astype(float)
+        n = rows["n_items"].to_numpy(int)
+        share = rows["disagree"].to_numpy(float)
+        k = np.rint(share * n)
+        # P(X >= k) for X ~ Binomial(n, 1/2): binomtest(k, n, 0.5, "greater").pvalue
+        flips = (n > 0) & (share > 0.5) & (binom.sf(k - 1, n, 0.5) < ORIENTATION_LEVEL)
+        a, b = rows["first_shown"].to_numpy(), rows["first_swapped"].to_numpy()
+        same_side = ((a > 0.5) & (b > 0.5)) | ((a < 0.5) & (b < 0.5))
+        rows["reading"] = np.where(flips, np.where(same_side, POSITION_BIAS, NOT_MAPPED), "")
+        parts.append(rows)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def _cause(reading: str) -> str:
+    if reading == POSITION_BIAS:
+        return (
+            "the same position in both orders: a position bias of the judge, not a mapping "
+            "error (a judge whose swapped verdicts were not mapped back would pick by content, "
+            "near the share of items whose better answer came first)"
+        )
+    return (
+        "no position is preferred in both orders, so the likely cause is that the swapped "
+        "verdicts were not mapped back to the original order (in a swapped prompt the judge's "
+        "'A' is the original B: the canonical p is P('B'))"
+    )
 
 
 def check_orientation(panel: pd.DataFrame) -> list[str]:
     """Warn, naming each judge whose canonical verdicts flip under an order swap on > 1/2 its items.
 
     The share must exceed one half by more than chance: the one-sided binomial test of
-    "disagrees with probability at most 1/2" rejects at :data:`ORIENTATION_LEVEL`.
+    "disagrees with probability at most 1/2" rejects at :data:`ORIENTATION_LEVEL`. The
+    message gives the evidence that tells a swap left unmapped from a position bias (the
+    judge's share of first-shown picks in each order, :func:`orientation_evidence`) and its
+    reading. Up to :data:`NAMED_JUDGES` such judges of an order pair get a warning each; more
+    (a crowd of judges seen on a few items each) get one note for them all, with their count,
+    their pooled share, the first few names and how many of them read as a position bias.
 
     Returns the warning messages (also issued as ``UserWarning``).
     """
     messages = []
-    for r in order_disagreement(panel).itertuples():
-        if not r.n_items or r.disagree <= 0.5:
-            continue
-        k = int(round(r.disagree * r.n_items))
-        if binomtest(k, r.n_items, 0.5, alternative="greater").pvalue < ORIENTATION_LEVEL:
-            msg = (
-                f"judge {r.judge!r}: its verdicts in '{r.swapped}' disagree with '{r.shown}' on "
-                f"{r.disagree:.0%} of {r.n_items} items; the likely cause is that the swapped "
-                "verdicts were not mapped back to the original order (in a swapped prompt the "
-                "judge's 'A' is the original B: the canonical p is P('B')); if they were, the "
-                "judge mostly picks one position whatever the answers (a position bias)"
+    table = orientation_evidence(panel)
+    for (swapped, shown), rows in table.groupby(["swapped", "shown"], sort=False):
+        flagged = rows[rows["reading"] != ""]
+        if len(flagged) <= NAMED_JUDGES:
+            texts = [
+                f"judge {r.judge!r}: its verdicts in '{swapped}' disagree with '{shown}' on "
+                f"{r.disagree:.0%} of {r.n_items} items; it picks the answer shown first on "
+                f"{r.first_shown:.0%} of its verdicts in '{shown}' and on {r.first_swapped:.0%} "
+                f"in '{swapped}' (read as mapped back): {_cause(r.reading)}"
+                for r in flagged.itertuples()
+            ]
+        else:
+            n_pairs = int(flagged["n_items"].sum())
+            pooled = float((flagged["disagree"] * flagged["n_items"]).sum() / n_pairs)
+            first = ", ".join(
+                f"{r.judge!r} ({r.disagree:.0%} of {r.n_items})"
+                for r in flagged.head(NAMED_JUDGES).itertuples()
             )
+            biased = int((flagged["reading"] == POSITION_BIAS).sum())
+            texts = [
+                f"{len(flagged)} of {len(rows)} judges seen in both '{swapped}' and '{shown}': "
+                f"their verdicts in '{swapped}' disagree with '{shown}' on more than half of "
+                f"their items (together on {pooled:.0%} of {n_pairs} items; first: {first}), "
+                "each by more than chance (a one-sided binomial test at level "
+                f"{ORIENTATION_LEVEL:g}); {biased} of them pick the same position in both "
+                "orders (a position bias), the others prefer no position in both, so their "
+                "swapped verdicts were likely not mapped back to the original order "
+                "(judgerisk.orientation.orientation_evidence lists every judge and its reading)"
+            ]
+        for msg in texts:
             warnings.warn(msg, UserWarning, stacklevel=2)
             messages.append(msg)
     return messages

@@ -41,7 +41,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit
 
+from judgerisk._util import json_text
 from judgerisk._util.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
+from judgerisk.cells import CellTable, is_sparse
 from judgerisk.coverage import distinct_patterns, judge_groups, no_shared_items
 from judgerisk.families import (
     DECLARED,
@@ -70,6 +72,8 @@ __all__ = [
     "read_table",
     "write_table",
     "to_wide",
+    "cell_table",
+    "wide_table",
     "to_long",
     "verdicts",
     "gold_labels",
@@ -503,7 +507,19 @@ def _as_text(col: pd.Series) -> pd.Series:
     """Column as Python strings in an object column (skipped when it already is one)."""
     if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == "string":
         return col
-    return col.astype(str).astype(object)
+    return _shared_objects(col, lambda u: u.astype(str))
+
+
+def _shared_objects(col: pd.Series, convert) -> pd.Series:
+    """``convert(col).astype(object)`` with one Python object per distinct value.
+
+    Converting an Arrow string column to objects makes one ``str`` per row (55 bytes each: a
+    million-row panel's judge, condition and gold columns took 160 MB); converting its distinct
+    values and indexing them gives the same values, all rows of a value sharing one object.
+    """
+    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    values = np.asarray(convert(pd.Series(uniques, dtype=col.dtype)).astype(object), dtype=object)
+    return pd.Series(values[codes], index=col.index, name=col.name, dtype=object)
 
 
 def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
@@ -542,7 +558,7 @@ def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
 
 def _check_gold(out: pd.DataFrame) -> None:
     """Gold is optional per item (NaN = unlabelled); when given it is "A" or "B" for the item."""
-    gold = out["gold"].astype(object)
+    gold = _shared_objects(out["gold"], lambda u: u)
     missing = gold.isna().to_numpy()
     bad = ~gold.isin(["A", "B"]).to_numpy() & ~missing
     if bad.any():
@@ -639,19 +655,6 @@ def _check_last_row(path: Path, n_columns: int, n_rows: int) -> None:
         )
 
 
-class _DuplicateKeyError(ValueError):
-    """A JSON object with one key twice (json.loads would keep the last value silently)."""
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKeyError(repr(key))
-        out[key] = value
-    return out
-
-
 def _read_jsonl(path: Path) -> pd.DataFrame:
     """jsonl with values as given (``"007"`` stays text); a broken line is named."""
     rows = []
@@ -660,14 +663,16 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
             if not line.strip():
                 continue
             try:
-                row = json.loads(line, object_pairs_hook=_unique_keys)
-            except _DuplicateKeyError as exc:
-                raise PanelError(f"{path}: line {lineno} has the key {exc} twice") from None
+                row = json_text.loads(line)
+            except json_text.DuplicateKeyError as exc:
+                raise PanelError(f"{path}: line {lineno} has the key {exc.key!r} twice") from None
             except json.JSONDecodeError as exc:
                 raise PanelError(
                     f"{path}: line {lineno} is not valid JSON ({exc.msg} at column {exc.colno}): "
                     f"{line.strip()[:80]!r}"
                 ) from None
+            except json_text.NestingError as exc:
+                raise PanelError(f"{path}: line {lineno}: {json_text.problem(exc)}") from None
             if not isinstance(row, dict):
                 raise PanelError(
                     f"{path}: line {lineno} is not a JSON object (one record per line): "
@@ -802,6 +807,30 @@ def to_wide(panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL
     wide = sub.pivot(index="item", columns="judge", values=value)
     wide.columns.name = "judge"
     return wide.sort_index()
+
+
+def cell_table(panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> CellTable:
+    """:func:`judgerisk.panel.to_wide` held by its cells: items and judges sorted alike."""
+    sub = panel.loc[panel["condition"] == condition]
+    if sub.empty:
+        raise PanelError(f"no rows with condition {condition!r} in the panel")
+    row, items = pd.factorize(sub["item"], sort=True)
+    col, judges = pd.factorize(sub["judge"], sort=True)
+    index = pd.Index(items, name="item")
+    columns = pd.Index(judges, name="judge")
+    return CellTable.from_cells(index, columns, row, col, sub[value].to_numpy(np.float64))
+
+
+def wide_table(
+    panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL
+) -> pd.DataFrame | CellTable:
+    """The item x judge table of one condition: dense when its cells fill it, else by cells."""
+    sub = panel["condition"] == condition
+    n_items = panel.loc[sub, "item"].nunique()
+    n_judges = panel.loc[sub, "judge"].nunique()
+    if is_sparse(int(sub.sum()), n_items * n_judges):
+        return cell_table(panel, value, condition)
+    return to_wide(panel, value, condition)
 
 
 def to_long(wide: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> pd.DataFrame:

@@ -43,6 +43,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgerisk._util import json_text
 from judgerisk._util.hashing import sha256_file  # re-exported: the file hash of records
 from judgerisk._util.safe_write import atomic_write_group
 from judgerisk._util.version import package_version
@@ -404,27 +405,27 @@ def read_record(path: str | Path) -> dict:
             meta = pq.read_schema(path).metadata or {}
             raw = meta.get(PROVENANCE_KEY.encode())
             if raw is not None:
-                return json.loads(raw.decode("utf-8"))
+                return json_text.loads(raw.decode("utf-8"))
         elif suffix in (".html", ".htm"):
             text = path.read_text(encoding="utf-8")
             start = text.find(f'id="{_HTML_ID}">')
             if start >= 0:
                 start = text.index(">", start) + 1
                 end = text.index("</script>", start)
-                return json.loads(text[start:end].replace("<\\/", "</"))
+                return json_text.loads(text[start:end].replace("<\\/", "</"))
         elif suffix == ".ipynb":
-            nb = json.loads(path.read_text(encoding="utf-8"))
+            nb = json_text.loads(path.read_text(encoding="utf-8"))
             rec = nb.get("metadata", {}).get("judgerisk", {}).get("provenance")
             if rec is not None:
                 return rec
         elif path.name == "manifest.json":
-            rec = json.loads(path.read_text(encoding="utf-8")).get("provenance")
+            rec = json_text.loads(path.read_text(encoding="utf-8")).get("provenance")
             if rec is not None:
                 return rec
         else:
             side = sidecar_path(path)
             if side.is_file():
-                return json.loads(side.read_text(encoding="utf-8"))
+                return json_text.loads(side.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise err(f"{path}: cannot read its provenance record ({exc})") from None
     raise err(f"{path}: no provenance record (not written by judgerisk, or the sidecar is gone)")

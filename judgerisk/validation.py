@@ -9,11 +9,13 @@ none imports another module's private helpers (a test enforces it).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from judgerisk.cells import CellTable
 from judgerisk.options import (
     ACCELERATIONS,
     DEFAULT_ACCELERATE,
@@ -277,6 +279,11 @@ def check_votes(votes: pd.DataFrame, name: str = "votes") -> np.ndarray:
         If ``votes`` is not a DataFrame, has duplicated items or judges, or holds values other
         than 0, 0.5, 1 or NaN (the message names up to 10 offending (item, judge) cells).
     """
+    if isinstance(votes, CellTable):  # a sparse table: its cells are checked
+        _check_cell_values(
+            votes, name, lambda v: (v == 0.0) | (v == 1.0) | (v == 0.5), "votes", empty_ok=True
+        )
+        return votes  # type: ignore[return-value]
     if not isinstance(votes, pd.DataFrame):
         raise ValueError(f"{name} must be a pandas DataFrame (item x judge), got {type(votes)!r}")
     if votes.index.has_duplicates:
@@ -312,6 +319,9 @@ def check_probs(probs: pd.DataFrame, name: str = "probs") -> np.ndarray:
         If ``probs`` is not a DataFrame, holds values outside [0, 1] (naming up to ten
         (item, judge) cells) or has items with no probability.
     """
+    if isinstance(probs, CellTable):  # a sparse table: its cells are checked
+        _check_cell_values(probs, name, lambda v: (v >= 0.0) & (v <= 1.0), "probabilities")
+        return probs  # type: ignore[return-value]
     if not isinstance(probs, pd.DataFrame):
         raise ValueError(f"{name} must be a DataFrame (item x judge), got {type(probs)!r}")
     arr = probs.to_numpy(dtype=np.float64, na_value=np.nan)
@@ -326,14 +336,33 @@ def check_probs(probs: pd.DataFrame, name: str = "probs") -> np.ndarray:
     return arr
 
 
-def align_judges(table: pd.DataFrame, judges: pd.Index, name: str = "votes") -> pd.DataFrame:
+def _check_cell_values(table: CellTable, name: str, ok, what: str, empty_ok: bool = False) -> None:
+    """Refuse a :class:`~judgerisk.cells.CellTable` with bad cells or an item with no cell."""
+    bad = ~ok(table.values)
+    if bad.any():
+        at = np.flatnonzero(bad)[:10]
+        cells = [
+            (table.index[table.row[k]], table.columns[table.col[k]], float(table.values[k]))
+            for k in at
+        ]
+        raise ValueError(f"{name}: {int(bad.sum())} cells are not valid {what}; first: {cells}")
+    empty = table.row_count() == 0
+    if not empty_ok and empty.any():
+        raise ValueError(f"{name}: items with no cell: {table.index[empty][:10].tolist()}")
+
+
+def align_judges(table: Any, judges: pd.Index, name: str = "votes") -> Any:
     """Reorder ``table``'s judge columns to the fitted ``judges`` (absent judges become NaN).
+
+    A :class:`~judgerisk.cells.CellTable` is aligned by its cells (nothing is filled in).
 
     Raises
     ------
     ValueError
         When ``table`` has judges that were not seen in fit.
     """
+    if isinstance(table, CellTable):
+        return table.align_columns(judges, name)
     unknown = pd.Index(table.columns).difference(judges)
     if len(unknown):
         raise ValueError(

@@ -119,6 +119,17 @@ def test_prose_of_parts_not_run_is_hidden(executed):
     assert tagged and all(("remove-cell" in c.metadata["tags"]) != ran_real for c in tagged)
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_conditional_prose_holds_no_section(path):
+    """A ``show-if`` cell is removed whole when its part did not run: it must end before the
+    next heading (a ``+++`` line), or a rerun without the data loses the sections after it."""
+    for cell in runbook.read_notebook(path).cells:
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type == "markdown" and any(t.startswith("show-if:") for t in tags):
+            headings = re.findall(r"^#{1,6} .*", cell.source, flags=re.M)
+            assert not headings, f"{path.stem}: a show-if cell swallows {headings}"
+
+
 @pytest.fixture(scope="module")
 def built_book(executed, tmp_path_factory):
     """The built HTML folder: the book is staged and built as ``make book`` does it, by
@@ -409,6 +420,80 @@ def test_direction_sentence_detector():
     assert claim_checks(code) == ["the best judge beats every rule", "x y"]
 
 
+#: Words that state a direction between two methods or numbers, glued or not.
+STATIC_DIRECTION = re.compile(
+    r"\b(beats?|beating|trails?|ties with|outperform(?:s|ed)?|underperform(?:s|ed)?"
+    r"|(?:better|worse) than|as (?:well|good) as)\b",
+    flags=re.I,
+)
+#: A sentence that states a rule, a condition or a question states no result.
+CONDITIONAL = re.compile(r"\b(if|when|whether|unless)\b|(?:^|, )where\b|\?$", flags=re.I)
+
+
+def static_direction_sentences(markdown: str) -> list[str]:
+    """Sentences whose *typed* words state a direction (glued text, code and math removed).
+
+    "SCUR ties with PE" typed in the prose is a result that cannot follow the numbers; the
+    verb must be glued (``direction_word``, ``verdict_phrase``) or the sentence backed by a
+    check. Rules ("beats ... when the interval lies above 0"), conditions and questions pass.
+    """
+    text = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", "", text, flags=re.S)
+    text = GLUED.sub("GLUED", text)
+    found = []
+    for sentence in re.split(r"(?<=[.;:!?])\s+|\n\s*\n", text):
+        flat = " ".join(sentence.split())
+        if STATIC_DIRECTION.search(flat) and not CONDITIONAL.search(flat):
+            found.append(re.sub(r"\s*\(GLUED\)", "", flat))
+    return found
+
+
+def _without_objectives(markdown: str) -> str:
+    """The learning objectives name skills ("spot a panel worse than its best judge")."""
+    return re.sub(r":::\{admonition\} Learning objectives.*?\n:::", "", markdown, flags=re.S)
+
+
+def test_static_direction_detector():
+    md = (
+        "On real panels they rank it about as well as the cheapest baseline. SCUR "
+        "{glue:md}`v` PE. SCUR *beats* PE when the interval lies above 0. Will it beat PE?"
+        "\n\n```python\nx = 'beats'\n```\n"
+    )
+    assert static_direction_sentences(md) == [
+        "On real panels they rank it about as well as the cheapest baseline."
+    ]
+
+
+def _static_outside_objectives(markdown: str) -> list[str]:
+    return static_direction_sentences(_without_objectives(markdown))
+
+
+def _unchecked_sentences(stem: str, find) -> list[str]:
+    """Sentences ``find`` flags in a chapter's prose (exercises aside) that no code checks."""
+    cells = _cells(stem)
+    checks = claim_checks("\n".join(c.source for c in cells if c.cell_type == "code"))
+    return [
+        sentence
+        for c in cells
+        if c.cell_type == "markdown" and "{admonition} Exercise" not in c.source
+        for sentence in find(c.source)
+        if not any(check.lower() in sentence.lower() for check in checks)
+    ]
+
+
+@pytest.mark.parametrize("stem", CONVERTED)
+def test_no_static_sentence_states_a_direction(stem):
+    """Every comparison a chapter states is generated from the comparison, or checked.
+
+    The conclusion once said in bold that the risk scores rank "about as well as the
+    cheapest baseline" above a table in which SCUR beat PE: a typed direction is a claim the
+    numbers of a rerun can contradict. Glue the verb, or back the sentence with
+    ``check_direction(..., sentence="...")`` or an ``assert`` whose comment quotes it.
+    """
+    unchecked = _unchecked_sentences(stem, _static_outside_objectives)
+    assert not unchecked, f"{stem}: typed direction sentences (glue or check them): {unchecked}"
+
+
 #: A measured-looking number: three or more decimals, or a percentage with decimals.
 MEASURED = re.compile(r"(?<![\w.])\d+\.\d{3,}\b|\b\d+\.\d+\s?%")
 
@@ -448,16 +533,7 @@ def test_typed_direction_sentences_are_checked(stem):
     quotes it): a run whose numbers contradict the sentence then fails and the book does
     not build (``book/_authoring.md``, "Numbers in the prose").
     """
-    cells = _cells(stem)
-    code = "\n".join(c.source for c in cells if c.cell_type == "code")
-    checks = claim_checks(code)
-    unchecked = [
-        sentence
-        for c in cells
-        if c.cell_type == "markdown" and "{admonition} Exercise" not in c.source
-        for sentence in direction_sentences(c.source)
-        if not any(check in sentence for check in checks)
-    ]
+    unchecked = _unchecked_sentences(stem, direction_sentences)
     assert not unchecked, f"{stem}: direction sentences without a check: {unchecked}"
 
 

@@ -283,7 +283,7 @@ def test_readme_command_line_example_certifies_and_leaves_no_stray_file(
 
 
 @pytest.mark.slow
-def test_run_writes_only_the_notebook_and_its_page(tmp_path, monkeypatch, capsys):
+def test_run_writes_only_the_notebook_it_names(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     before = _digest(
         ROOT / "notebooks" / sorted(p.name for p in (ROOT / "notebooks").glob("01_*.md"))[0]
@@ -291,8 +291,8 @@ def test_run_writes_only_the_notebook_and_its_page(tmp_path, monkeypatch, capsys
     assert main(["run", "01", "--small", "-o", "out.ipynb"]) == EXIT_OK
     err = capsys.readouterr().err
     assert err.startswith("judgerisk run: running ") and "01_" in err.splitlines()[0]
-    # the executed notebook and its readable page (judgerisk run's two outputs), nothing else
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.html", "out.ipynb"]
+    # the executed notebook it names, nothing else (-o out.html would write the page alone)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.ipynb"]
     assert not list(ROOT.glob("notebooks/_timings.json"))
     after = _digest(
         ROOT / "notebooks" / sorted(p.name for p in (ROOT / "notebooks").glob("01_*.md"))[0]

@@ -15,7 +15,7 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
 from judgerisk import cli  # noqa: E402
-from judgerisk.book import render, rerun  # noqa: E402
+from judgerisk.book import render, rerun, runbook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,7 +50,10 @@ def _chapter() -> nbformat.NotebookNode:
         metadata={
             "tags": ["hide-input"],
             "mystnb": {
-                "figure": {"name": "fig-ch05-bars", "caption": "Bars of the AUROC per judge."},
+                "figure": {
+                    "name": "fig-ch05-bars",
+                    "caption": "Bars of the AUROC per judge, as {numref}`fig-ch05-bars`.",
+                },
                 "image": {"alt": "A bar chart with one bar per judge."},
             },
         },
@@ -84,7 +87,8 @@ def test_render_resolves_glue_citations_admonitions_figures_and_conditions(tmp_p
     assert "{glue" not in html and "{cite}" not in html and ":::" not in html
     assert "0.812" in html and "0.81234" not in html  # formatted as the book formats it
     assert "GPT-4" in html and "Zeng et al. (2024)" in html.replace(", 2024", " (2024)")
-    assert "Fig. 5.1" in html and "Bars of the AUROC per judge." in html
+    assert "Fig. 5.1" in html and "Bars of the AUROC per judge, as Fig. 5.1." in html
+    assert "{numref}" not in html  # a caption's reference resolved too
     assert "A bar chart with one bar per judge." in html  # the alt text
     assert "(5.1)" in html and "\\tag{5.1}" in html  # the equation, numbered per chapter
     assert "admonition warning" in html and "Caveat" in html
@@ -123,19 +127,35 @@ def test_time_warning_for_slow_reruns(monkeypatch, tmp_path):
     assert render.time_warning("99_z", small=False) is None  # nothing known
 
 
-def test_judgerisk_run_writes_the_page_beside_the_notebook(tmp_path, monkeypatch):
+def test_judgerisk_run_writes_only_the_file_it_names(tmp_path, monkeypatch):
+    """``-o x.ipynb`` writes the notebook alone (README: "and no other file"); ``-o x.html``
+    writes the readable page alone (issue 33: a .ipynb run also wrote x.html)."""
     monkeypatch.chdir(tmp_path)
     assert cli.main(["run", "01", "--small", "-o", "first.ipynb"]) == 0
-    html = (tmp_path / "first.html").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["first.ipynb"]
+    # the page -o x.html writes (tests/test_hostile_pages.py runs one): as the book shows it
+    page = render.render_html(tmp_path / "first.ipynb", tmp_path / "page.html", "01", ROOT)
+    html = page.read_text()
     assert "Simulated judge panels" in html and "{glue" not in html
     assert "Fig. 1.1" in html
     # the page is an output too: never written over an existing file
     (tmp_path / "second.html").write_text("mine")
-    assert cli.main(["run", "01", "--small", "-o", "second.ipynb"]) == cli.EXIT_USAGE
+    assert cli.main(["run", "01", "--small", "-o", "second.html"]) == cli.EXIT_USAGE
     assert (tmp_path / "second.html").read_text() == "mine"
-    assert not (tmp_path / "second.ipynb").exists()
 
 
 @pytest.mark.parametrize("key", ["A1", "a1", "lmm_numerics"])
 def test_the_appendix_is_found_by_its_number_and_name(key):
     assert rerun.find_chapter(key).stem == "A1_lmm_numerics"
+
+
+def test_downloadable_notebook_has_no_raw_myst_and_points_to_run():
+    nb = _chapter()
+    nb.cells[2].source += " Data: {ref}`getting-the-data`."
+    out = render.downloadable_notebook(nb, "5", runbook.REPO_ROOT)
+    prose = "\n".join(c.source for c in out.cells if c.cell_type == "markdown")
+    assert not render.ROLE.search(prose) and "{admonition}" not in prose
+    assert "0.812" in prose and "Getting the data" in prose  # glue and a section's heading
+    assert "What the real panels say" not in prose  # its part did not run
+    assert "`judgerisk run 05 -o mine.ipynb`" in out.cells[0].source
+    assert [c.source for c in out.cells if c.cell_type == "code"] == ["glue(...)", "plot()"]

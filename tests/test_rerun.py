@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from judgerisk import cli
-from judgerisk.book import rerun
+from judgerisk.book import rerun, runbook
 from judgerisk.simulate import simulate_panel
 
 
@@ -41,8 +41,11 @@ def test_run_chapter_on_a_relative_file_from_another_directory(tmp_path, monkeyp
     code = cli.main(["run", "01", "--small", "--param", "panel_path=mine.csv", "-o", "out.ipynb"])
     assert code == 0
     nb = nbformat.read(work / "out.ipynb", as_version=4)
-    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
-    assert str(work / "mine.csv") in injected[0].source  # made absolute
+    # the visible parameters cell shows what ran (papermill's injected copy is folded into it)
+    assert not [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    shown = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assert f"panel_path = {str(work / 'mine.csv')!r}" in shown.source  # made absolute
+    assert "(default: None)" in shown.source and "n_items = 300" in shown.source
     assert (work / "mine.csv").read_bytes() == before  # the input is untouched
     assert not list(work.glob(".judgerisk-*"))  # no temporary left behind
     # never over an existing file, never over an input, never an unknown parameter
@@ -50,6 +53,15 @@ def test_run_chapter_on_a_relative_file_from_another_directory(tmp_path, monkeyp
     assert cli.main(["run", "01", "--param", "nope=1", "-o", "x.ipynb"]) == cli.EXIT_USAGE
     assert cli.main(["run", "01", "--param", "panel_path=missing.csv", "-o", "x.ipynb"]) == 2
     assert not (work / "x.ipynb").exists()
+
+
+def test_parameters_that_ran_keeps_the_default_in_words():
+    source = "n_items = 2000  # items in the panel\npanel_path = None\nseed = 0  # seed\n"
+    shown = runbook.parameters_that_ran(source, {"n_items": 300, "panel_path": "a.csv", "seed": 0})
+    assert shown == (
+        "n_items = 300  # items in the panel; (default: 2000)\n"
+        "panel_path = 'a.csv'  # (default: None)\nseed = 0  # seed\n"
+    )
 
 
 def test_run_list_prints_the_parameters(capsys):

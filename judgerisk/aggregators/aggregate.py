@@ -44,7 +44,7 @@ from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.aggregators.glad import GLAD
 from judgerisk.aggregators.mace import MACE
 from judgerisk.aggregators.majority import MajorityVote, majority_vote
-from judgerisk.panel import ORIGINAL, to_wide, validate_panel
+from judgerisk.panel import ORIGINAL, validate_panel, wide_table
 from judgerisk.validation import check_item_subset
 
 __all__ = [
@@ -105,12 +105,13 @@ def aggregate(
     """
     est = make_aggregator(method, random_state=random_state, **options)
     panel = validate_panel(panel, conditions=None)
-    probs = to_wide(panel, value="p", condition=ORIGINAL)
-    table = probs if est.uses == "p" else to_wide(panel, value="verdict", condition=ORIGINAL)
-    table = table.astype(np.float64)
+    # a crowd's tables are held by their cells (judgerisk.cells): memory grows with its cells
+    probs = wide_table(panel, value="p", condition=ORIGINAL)
+    table = probs if est.uses == "p" else wide_table(panel, value="verdict", condition=ORIGINAL)
+    if isinstance(table, pd.DataFrame):
+        table = table.astype(np.float64)
     items = table.index
     fit_idx = check_item_subset(items, fit_items)
-    probs = probs.reindex(index=items, columns=table.columns)
     est.fit(table.loc[fit_idx], probs.loc[fit_idx])
     post, verdict = est.posterior_, est.labels_
     if len(fit_idx) < len(items):

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk._util.registry import Registry
+from judgerisk.cells import CellTable
 from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
 
 __all__ = [
@@ -61,6 +62,9 @@ class BaseAggregator(ABC):
     uses: ClassVar[Literal["verdict", "p"]] = "verdict"
     #: Whether :meth:`fit` learns parameters (False: the posterior of an item depends only on it).
     has_parameters: ClassVar[bool] = True
+    #: Whether :meth:`_fit` and :meth:`_posterior` also take a :class:`~judgerisk.cells.CellTable`
+    #: (a sparse panel's table, by its cells); a rule that does not gets the dense table.
+    supports_cells: ClassVar[bool] = False
 
     judges_: pd.Index
     posterior_: pd.Series
@@ -89,7 +93,8 @@ class BaseAggregator(ABC):
         ``probs`` (canonical probabilities, same shape) is optional side information that only
         rules which break ties by probability read (majority vote); :attr:`labels_` uses it.
         """
-        arr = self._check(table)
+        table = self._dense_unless_supported(table)
+        arr: Any = self._check(table)  # a CellTable for a rule that supports_cells
         if arr.shape[0] == 0 or arr.shape[1] == 0:
             raise ValueError(f"{type(self).__name__}: the table is empty (shape {arr.shape})")
         self.judges_ = pd.Index(table.columns)
@@ -98,15 +103,26 @@ class BaseAggregator(ABC):
         self.posterior_ = pd.Series(post, index=table.index.copy(), name="posterior")
         return self
 
+    def _dense_unless_supported(self, table: pd.DataFrame) -> pd.DataFrame:
+        if isinstance(table, CellTable) and not self.supports_cells:
+            return table.to_frame()
+        return table
+
     def posterior(self, table: pd.DataFrame) -> pd.Series:
         """P(A) for (new) items with the fitted parameters frozen.
 
         Fitted judges absent from ``table`` count as missing; judges not seen in fit are an error.
         """
         self._check_fitted()
+        table = self._dense_unless_supported(table)
         self._check(table)
         aligned = align_judges(table, self.judges_)
-        post = self._posterior(aligned.to_numpy(dtype=np.float64, na_value=np.nan))
+        arr: Any = (
+            aligned
+            if isinstance(aligned, CellTable)
+            else aligned.to_numpy(np.float64, na_value=np.nan)
+        )
+        post = self._posterior(arr)
         return pd.Series(post, index=table.index.copy(), name="posterior")
 
     def fit_posterior(self, table: pd.DataFrame) -> pd.Series:
@@ -146,7 +162,7 @@ class BaseAggregator(ABC):
         return f"{type(self).__name__}({', '.join(shown)})"
 
 
-def voted_probs(table: pd.DataFrame, probs: pd.DataFrame | None) -> pd.DataFrame | None:
+def voted_probs(table: Any, probs: Any) -> Any:
     """``probs`` aligned to ``table`` (its rows and judges), kept only where ``table`` has a vote.
 
     The one alignment every verdict API applies before :meth:`BaseAggregator.decide`; a
@@ -155,6 +171,14 @@ def voted_probs(table: pd.DataFrame, probs: pd.DataFrame | None) -> pd.DataFrame
     """
     if probs is None:
         return None
+    if isinstance(table, CellTable):  # a sparse table: the probabilities of its voted cells
+        cells = probs if isinstance(probs, CellTable) else CellTable.from_frame(probs)
+        voted = cells.reindex(table.index).align_columns(table.columns, "probs").on(table)
+        if len(voted.values) < len(table.values):
+            raise ValueError("probs is missing where votes are observed")
+        return voted
+    if isinstance(probs, CellTable):
+        probs = probs.to_frame()
     p = probs.reindex(index=table.index, columns=table.columns).astype(np.float64)
     observed = table.notna().to_numpy()
     missing = np.isnan(p.to_numpy()) & observed

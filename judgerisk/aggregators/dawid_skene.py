@@ -12,6 +12,7 @@ from scipy import sparse
 from scipy.special import expit
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.cells import CellTable, is_sparse
 from judgerisk.options import check_count
 from judgerisk.validation import binary_indicators, check_votes
 
@@ -32,6 +33,13 @@ def _log_likelihoods(
     # votes for A contribute log P(vote A | k); votes for B contribute log P(vote B | k).
     ll = y1 @ log_conf[:, :, 0] + y0 @ log_conf[:, :, 1]
     return ll + log_prior[None, :]
+
+
+def _indicators(arr: np.ndarray | CellTable):
+    """The vote matrices (for A, for B): dense arrays, or sparse ones for a :class:`CellTable`."""
+    if isinstance(arr, CellTable):
+        return arr.matrix(arr.values), arr.matrix(1.0 - arr.values)
+    return binary_indicators(arr)
 
 
 def _posterior_a(ll: np.ndarray) -> np.ndarray:
@@ -108,6 +116,8 @@ class DawidSkene(BaseAggregator):
     ['A', 'A', 'B', 'A']
     """
 
+    supports_cells = True
+
     def __init__(self, smoothing: float = 0.5, max_iter: int = 200, tol: float = 1e-7) -> None:
         self.smoothing = smoothing
         self.max_iter = max_iter
@@ -133,21 +143,24 @@ class DawidSkene(BaseAggregator):
         super().fit(votes, probs)
         return self
 
-    def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+    def _fit(self, arr: np.ndarray | CellTable, table: pd.DataFrame) -> np.ndarray:
         if self.smoothing < 0:
             raise ValueError(f"smoothing must be >= 0, got {self.smoothing}")
         check_count("max_iter", self.max_iter)
-        observed = ~np.isnan(arr)
-        n_obs = observed.sum(axis=1)
+        if isinstance(arr, CellTable):
+            n_obs, n_a = arr.row_count(), arr.row_sum()
+        else:
+            n_obs, n_a = (~np.isnan(arr)).sum(axis=1), None
         if (n_obs == 0).any():
             empty = table.index[n_obs == 0][:10].tolist()
             raise ValueError(
                 f"{int((n_obs == 0).sum())} items have no vote to fit on; first: {empty}"
             )
-        y1, y0 = binary_indicators(arr)
-        share = y1.sum(axis=1) / n_obs
+        y1, y0 = _indicators(arr)
+        share = (y1.sum(axis=1) if n_a is None else n_a) / n_obs
         rho = np.clip(share, 1e-3, 1 - 1e-3)
-        if observed.mean() < 0.5:  # a crowdsourced table: EM costs what its votes cost
+        if isinstance(arr, np.ndarray) and is_sparse(int(n_obs.sum()), arr.size):
+            # a crowdsourced table: EM costs what its votes cost
             y1, y0 = sparse.csr_array(y1), sparse.csr_array(y0)
 
         converged = False
@@ -201,9 +214,9 @@ class DawidSkene(BaseAggregator):
         return log_conf, log_prior
 
     # -------------------------------------------------------------- prediction
-    def _posterior(self, arr: np.ndarray) -> np.ndarray:
+    def _posterior(self, arr: np.ndarray | CellTable) -> np.ndarray:
         """Posterior P(A) with the parameters frozen; items with no vote get ``prior_["A"]``."""
-        y1, y0 = binary_indicators(arr)
+        y1, y0 = _indicators(arr)
         return _posterior_a(_log_likelihoods(y1, y0, self._log_conf, self._log_prior))
 
     def __repr__(self) -> str:

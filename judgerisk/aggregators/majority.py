@@ -9,6 +9,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.cells import CellTable
 from judgerisk.validation import check_votes, to_labels
 
 __all__ = ["MajorityVote", "majority_tie_rule", "majority_vote"]
@@ -37,25 +38,33 @@ class MajorityVote(BaseAggregator):
     """
 
     has_parameters = False
+    supports_cells = True
 
     def __init__(self) -> None:
         pass
 
-    def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
+    def _fit(self, arr: np.ndarray | CellTable, table: pd.DataFrame) -> np.ndarray:
         return self._posterior(arr)
 
-    def _posterior(self, arr: np.ndarray) -> np.ndarray:
-        n_obs = (~np.isnan(arr)).sum(axis=1)
+    def _posterior(self, arr: np.ndarray | CellTable) -> np.ndarray:
+        if isinstance(arr, CellTable):
+            n_obs, total = arr.row_count(), arr.row_sum()
+        else:
+            n_obs, total = (~np.isnan(arr)).sum(axis=1), np.nansum(arr, axis=1)
         if (n_obs == 0).any():
             raise ValueError(f"items with no vote: rows {np.flatnonzero(n_obs == 0)[:10].tolist()}")
-        return np.nansum(arr, axis=1) / n_obs
+        return total / n_obs
 
-    def decide(self, posterior: np.ndarray, probs: pd.DataFrame | None = None) -> np.ndarray:
+    def decide(
+        self, posterior: np.ndarray, probs: pd.DataFrame | CellTable | None = None
+    ) -> np.ndarray:
         """A iff the vote share exceeds 1/2; ties by :func:`majority_tie_rule`."""
         return majority_tie_rule(posterior, probs)
 
 
-def majority_tie_rule(share: npt.ArrayLike, probs: pd.DataFrame | None = None) -> np.ndarray:
+def majority_tie_rule(
+    share: npt.ArrayLike, probs: pd.DataFrame | CellTable | None = None
+) -> np.ndarray:
     r"""The majority verdicts: A iff :math:`\bar y_i > 1/2`; a tie goes to A iff :math:`\bar p_i > 1/2`.
 
     The one tie rule behind :attr:`MajorityVote.labels_`, :meth:`MajorityVote.predict`,
@@ -81,6 +90,10 @@ def majority_tie_rule(share: npt.ArrayLike, probs: pd.DataFrame | None = None) -
                 stacklevel=3,
             )
         return to_labels(share > 0.5)
+    if isinstance(probs, CellTable):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pbar = np.round(probs.row_sum() / probs.row_count(), 12)
+        return to_labels(np.where(tie, pbar > 0.5, share > 0.5))
     p = probs.to_numpy(dtype=np.float64, na_value=np.nan)
     seen = ~np.isnan(p)
     # rounded so that the same multiset of probabilities in another judge order gives the same
@@ -113,8 +126,8 @@ def majority_vote(votes: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.
     >>> majority_vote(votes)["verdict"].tolist()
     ['A', 'B']
     """
-    arr = check_votes(votes)
-    n_obs = (~np.isnan(arr)).sum(axis=1)
+    arr: np.ndarray | CellTable = check_votes(votes)
+    n_obs = arr.row_count() if isinstance(arr, CellTable) else (~np.isnan(arr)).sum(axis=1)
     if (n_obs == 0).any():
         raise ValueError(f"items with no vote: {votes.index[n_obs == 0][:10].tolist()}")
     est = MajorityVote().fit(votes, probs)

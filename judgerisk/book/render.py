@@ -25,10 +25,12 @@ from typing import Any
 from judgerisk._util.safe_write import atomic_write
 
 __all__ = [
+    "downloadable_notebook",
     "glued_values",
     "apply_conditions",
     "resolve_myst",
     "render_html",
+    "MATHJAX_CONFIG",
     "expected_seconds",
     "time_warning",
     "times_markdown",
@@ -141,12 +143,27 @@ def _titles(folder: Path | None) -> dict[str, str]:
     return titles
 
 
+LABEL = re.compile(r"^\(([\w-]+)\)=\s*\n+#+ (.+)$", re.M)
+
+
+def _labels(book: Path | None) -> dict[str, str]:
+    """``{label: heading}`` of every ``(label)=`` target in the chapters and book pages."""
+    found: dict[str, str] = {}
+    if book is None:
+        return found
+    for path in [*(book / "notebooks").glob("*.md"), *(book / "book").glob("*.md")]:
+        for label, heading in LABEL.findall(path.read_text()):
+            found[label] = heading.strip()
+    return found
+
+
 class _Context:
     def __init__(self, nb: Any, chapter: str, book: Path | None) -> None:
         self.glued = glued_values(nb)
         self.chapter = chapter
         self.cites = _bibliography(book / "book" / "references.bib" if book else None)
         self.titles = _titles(book / "notebooks" if book else None)
+        self.labels = _labels(book)
         self.figures: dict[str, str] = {}
         self.equations: dict[str, str] = {}
         for cell in nb.cells:
@@ -173,6 +190,8 @@ def _role(ctx: _Context, role: str, text: str) -> str:
     shown, target = _split_target(text)
     if role == "term":
         return shown or target
+    if role == "ref" and not shown and target in ctx.labels:
+        return ctx.labels[target]  # a section's heading, as the book prints it
     if role in ("doc", "ref"):
         stem = Path(target).stem
         return shown or ctx.titles.get(stem, stem.replace("_", " "))
@@ -211,9 +230,11 @@ def resolve_myst(text: str, ctx: _Context) -> str:
     return ROLE.sub(lambda m: _role(ctx, m.group(1), m.group(2)), text)
 
 
-def _figure_html(cell: Any, number: str) -> str:
+def _figure_html(cell: Any, number: str, ctx: _Context | None = None) -> str:
     meta = cell.metadata["mystnb"]
     caption = meta["figure"].get("caption", "").strip()
+    if ctx is not None:  # a caption's references, as the book prints them
+        caption = resolve_myst(caption, ctx)
     alt = meta.get("image", {}).get("alt", "").strip()
     images = [o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {})]
     tags = "".join(
@@ -244,7 +265,7 @@ def book_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
         elif cell.cell_type == "code":
             name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
             if name and any("image/png" in o.get("data", {}) for o in cell.outputs):
-                figure = _figure_html(cell, ctx.figures[name])
+                figure = _figure_html(cell, ctx.figures[name], ctx)
                 cells.append(nbformat.v4.new_markdown_cell(figure))
                 continue
             if tags & {"hide-input", "remove-input", "hide-cell", "injected-parameters"}:
@@ -261,9 +282,49 @@ def book_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
     return nb
 
 
-MATHJAX3 = (
-    "<script>window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']],"
-    " displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], tags: 'none'}};</script>\n"
+def downloadable_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
+    """The executed chapter as a learner downloads it: runnable code, Markdown as text.
+
+    A notebook viewer shows MyST roles raw (``{glue:text}`key```, ``{cite}``, admonitions);
+    here they are resolved as :func:`book_notebook` resolves them, prose whose part did not
+    run is dropped, every code cell is kept (hidden or not, so the notebook still runs), and
+    a first cell says how to rerun the chapter with other parameters (``judgerisk run``).
+    """
+    import nbformat
+
+    nb = copy.deepcopy(nb)
+    apply_conditions(nb)
+    ctx = _Context(nb, chapter, book)
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            if "remove-cell" in cell.metadata.get("tags", []):
+                continue
+            cell.source = resolve_myst(cell.source, ctx)
+        cells.append(cell)
+    command = f"{int(chapter):02d}" if chapter.isdigit() else chapter
+    pointer = (
+        f"*Chapter {chapter} of the judgerisk book, as executed for the book (numbers and "
+        "references filled in). To rerun it with your own parameters and get the page "
+        f"rendered as the book renders it, run* `judgerisk run {command} -o mine.ipynb` "
+        f"*(`judgerisk run {command} --list` lists the parameters).*"
+    )
+    nb.cells = [nbformat.v4.new_markdown_cell(pointer), *cells]
+    return nb
+
+
+#: The MathJax 3 set-up of a rerun page (the page's one inline script).
+MATHJAX_CONFIG = (
+    "window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']],"
+    " displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], tags: 'none'}};"
+)
+MATHJAX3 = f"<script>{MATHJAX_CONFIG}</script>\n"
+#: The lab template's scripts that fetch from the network (require.js, mermaid), which a
+#: rerun page neither needs nor may load: it is read offline.
+_NETWORK_SCRIPTS = re.compile(
+    r'<script src="https?://[^"]*"></script>\s*|<script type="module">\s*document\.'
+    r'addEventListener\("DOMContentLoaded".*?</script>\s*',
+    re.S,
 )
 STYLE = (
     "<style>.admonition{border-left:4px solid #4a7bb7;background:#f5f8fc;padding:.2em 1em;"
@@ -337,6 +398,7 @@ def render_html(
     resources = {"metadata": {"name": titles[0] if titles else ipynb.stem}}
     body, _ = exporter.from_notebook_node(page, resources=resources)
     body = body.replace("<head>", "<head>\n" + MATHJAX3 + STYLE, 1)
+    body = _NETWORK_SCRIPTS.sub("", body)
     return atomic_write(html_path, lambda tmp: tmp.write_text(body, encoding="utf-8"))
 
 
@@ -371,8 +433,8 @@ def time_warning(stem: str, small: bool) -> str | None:
             return None
         return (
             f"judgerisk run {stem[:2]}: the full parameters were not timed; the small ones "
-            f"(--small) took {quick:.0f} s on {machine}, the full run takes longer "
-            "(minutes for the simulation studies)."
+            f"(--small) took {quick:.0f} s on {machine}, and the full ones do more work "
+            "(more items, seeds and resamples) and take longer."
         )
     return (
         f"judgerisk run {stem[:2]}: this run took {seconds / 60:.1f} minutes with the "

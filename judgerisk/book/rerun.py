@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
-from judgerisk._util.safe_write import atomic_write_group, private_folder
+from judgerisk._util.safe_write import atomic_write, private_folder
 from judgerisk.book import render, runbook
 from judgerisk.book.runbook import Parameter, chapter_parameters, parameters_markdown
 
@@ -252,10 +252,10 @@ def run_chapter(
     chapter : str or path-like
         Chapter number (``"04"``), name (``"scur_signals"``) or ``.md`` source.
     output : path-like
-        The executed ``.ipynb`` to write (relative to ``cwd``). Written atomically; an
-        existing file is kept unless ``overwrite``; never one of the inputs. The chapter
-        rendered as the book shows it (:func:`judgerisk.book.render.render_html`) is written
-        beside it, with the suffix ``.html``.
+        The one file to write (relative to ``cwd``): the executed notebook (``.ipynb``), or
+        the chapter rendered as the book shows it (``.html``,
+        :func:`judgerisk.book.render.render_html`: a self-contained page, read offline). Written
+        atomically; an existing file is kept unless ``overwrite``; never one of the inputs.
     parameters : dict, optional
         Values for names of the chapter's parameters cell (other names are an error).
         ``*_path`` and ``*_dir`` values are resolved against ``cwd`` and must exist.
@@ -299,9 +299,7 @@ def run_chapter(
 
     out = (cwd / Path(output).expanduser()).resolve()
     inputs = (md.resolve(), *(Path(v) for k, v in params.items() if k.endswith("_path")))
-    check_output_path(out, (".ipynb",), inputs, overwrite=overwrite)
-    page = out.with_suffix(".html")  # the readable page, written beside the notebook
-    check_output_path(page, (".html",), inputs, overwrite=overwrite)
+    check_output_path(out, (".ipynb", ".html"), inputs, overwrite=overwrite)
     # a private folder beside the output; left by a killed run, the next write sweeps it
     with private_folder(out.parent) as tmp:
         if announce is not None:
@@ -319,13 +317,10 @@ def run_chapter(
             from judgerisk.report.build import notebook_error
 
             raise notebook_error(exc, md.name) from None
-        rendered = render.render_html(written, Path(tmp) / page.name, chapter=md.stem, book=book)
-        # the notebook and its page are published together (or neither is), and onto free
-        # names without --overwrite: of two racing runs exactly one publishes
-        atomic_write_group(
-            [(out, lambda t: os.replace(written, t)), (page, lambda t: os.replace(rendered, t))],
-            exclusive=not overwrite,
-        )
+        if out.suffix == ".html":  # the page only: rendered from the notebook, not kept
+            written = render.render_html(written, Path(tmp) / out.name, chapter=md.stem, book=book)
+        # onto a free name without --overwrite: of two racing runs exactly one publishes
+        atomic_write(out, lambda t: os.replace(written, t), exclusive=not overwrite)
     return out, seconds
 
 

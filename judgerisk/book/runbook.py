@@ -189,7 +189,7 @@ def execute(
         report_mode=False,
         extra_arguments=["--IPKernelApp.log_level=CRITICAL"],  # see report.QUIET_KERNEL
     )
-    _collapse_injected_parameters(out)
+    _show_parameters_that_ran(out, params)
     _hide_prose_of_parts_not_run(out)
     _attach_provenance(out, record, params)
     seconds = time.perf_counter() - start
@@ -271,19 +271,61 @@ def _hide_prose_of_parts_not_run(ipynb: Path) -> None:
         atomic_write(ipynb, lambda tmp: nbformat.write(nb, str(tmp)))
 
 
-def _collapse_injected_parameters(ipynb: Path) -> None:
-    """Collapse papermill's injected-parameters cell in the book (kept, but folded)."""
+def parameters_that_ran(source: str, injected: dict) -> str:
+    """The parameters cell's source with the values a run injected, each default kept in words.
+
+    ``n_items = 2000  # items`` run with ``n_items=300`` reads ``n_items = 300  # items
+    (default: 2000)``, so the cell a reader sees at the top of a rerun page is what ran.
+    """
+    import ast
+
+    lines = source.splitlines()
+    edits = []
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not (isinstance(target, ast.Name) and target.id in injected):
+            continue
+        value = node.value
+        if value.lineno != node.end_lineno or value.end_col_offset is None:
+            continue  # a value over several lines is left as written
+        edits.append((value.lineno - 1, value.col_offset, value.end_col_offset, target.id))
+    for row, start, end, name in edits:
+        line = lines[row]
+        default = line[start:end]
+        shown = repr(injected[name])
+        if shown == default:
+            continue
+        rest = line[end:]
+        note = f"(default: {default})"
+        rest = f"{rest}; {note}" if rest.strip().startswith("#") else f"  # {note}"
+        lines[row] = line[:start] + shown + rest
+    return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
+
+
+def _show_parameters_that_ran(ipynb: Path, injected: dict) -> None:
+    """Write the values that ran into the visible parameters cell; drop papermill's copy.
+
+    Papermill runs the chapter's ``parameters`` cell (the defaults) and then an injected cell
+    with the run's values; a reader of the page would see the defaults. The parameters cell
+    now shows what ran, and the injected cell, whose assignments it now holds, is removed.
+    """
     import nbformat
 
     nb = nbformat.read(ipynb, as_version=4)
-    changed = False
+    if not injected:
+        return
+    cells = []
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
-        if "injected-parameters" in tags and "hide-cell" not in tags:
-            cell.metadata["tags"] = [*tags, "hide-cell"]
-            changed = True
-    if changed:
-        atomic_write(ipynb, lambda tmp: nbformat.write(nb, str(tmp)))
+        if "injected-parameters" in tags:
+            continue
+        if cell.cell_type == "code" and "parameters" in tags:
+            cell.source = parameters_that_ran(cell.source, injected)
+        cells.append(cell)
+    nb.cells = cells
+    atomic_write(ipynb, lambda tmp: nbformat.write(nb, str(tmp)))
 
 
 def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) -> Path:
@@ -345,6 +387,7 @@ def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path | Non
             f"{proc.stderr[-4000:]}"
         )
     html = stage / "_build" / "html"
+    _downloadable_sources(root, html)
     if out_dir is not None:
         out_dir = Path(out_dir)
         if out_dir.exists():
@@ -355,6 +398,28 @@ def build_book(executed_dir: Path, out_dir: Path | None = None, root: Path | Non
     if not index.exists():
         raise RuntimeError(f"the build reported success but {index} is missing")
     return index
+
+
+def _downloadable_sources(root: Path, html: Path) -> None:
+    """Replace the book's *Download → .ipynb* files by notebooks a learner can read and run.
+
+    Jupyter Book offers the staged executed notebook, whose Markdown is raw MyST; each is
+    rewritten by :func:`judgerisk.book.render.downloadable_notebook` (roles resolved, a pointer
+    to ``judgerisk run`` first).
+    """
+    import nbformat
+
+    from judgerisk.book.render import downloadable_notebook
+
+    for source in sorted((html / "_sources" / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(source, as_version=4)
+        chapter = source.stem.split("_", 1)[0].lstrip("0")
+        readable = downloadable_notebook(nb, chapter, root)
+
+        def write(tmp: Path, notebook: Any = readable) -> None:
+            nbformat.write(notebook, str(tmp))
+
+        atomic_write(source, write)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -134,9 +134,13 @@ class Report(Command):
     def compare_output(
         self, path: Path, record: dict, loaded: dict, rtol: float, atol: float
     ) -> list[str]:
-        """The report's visible words and figures against a report regenerated from its record."""
+        """The report's live content, then its words, figures and markup against a regenerated one."""
+        from judgerisk.plots.escape import live_content
         from judgerisk.report.check import compare_visible, regenerate_report
 
+        live = live_content(path.read_text(encoding="utf-8"))
+        if live:  # no report holds any: found before the (long) regeneration
+            return [f"live content that no report holds: {line}" for line in live]
         page = regenerate_report(
             record, record["inputs"]["panel"]["path"], _settings(record).as_parameters()
         )

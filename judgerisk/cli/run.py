@@ -17,8 +17,8 @@ class Run(Command):
     description = textwrap.dedent(
         """\
         Execute one chapter notebook of the installed judgerisk with papermill, with
-        parameters of its 'parameters' cell replaced, and write the executed notebook (and
-        the chapter's page beside it, .html). Relative file paths are taken from the current
+        parameters of its 'parameters' cell replaced, and write the one file -o names: the
+        executed notebook (.ipynb) or the chapter's page as the book shows it (.html). Relative file paths are taken from the current
         directory. Only the installed judgerisk's chapters run (named on stderr), never a
         book found near the current directory; another folder of chapters, or any .md
         notebook, runs only when given with --from (its code runs on your machine). Each
@@ -26,7 +26,8 @@ class Run(Command):
         starts."""
     )
     epilog = (
-        "examples:\n  judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb\n"
+        "examples:\n  judgerisk run 04 --param panel_path=my.csv -o my_scur.html\n"
+        "  judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb\n"
         "  judgerisk run 09 --list\n"
         "  judgerisk run 01 --param n_items=500 --param seed=3 -o panel.ipynb"
     )
@@ -53,7 +54,12 @@ class Run(Command):
             metavar="NAME=VALUE",
             help="a parameter (repeatable); VALUE is a Python literal or a plain string",
         )
-        p.add_argument("-o", "--output", help="executed notebook to write (.ipynb)")
+        p.add_argument(
+            "-o",
+            "--output",
+            help="the one file to write: the executed notebook (.ipynb) or its readable page "
+            "(.html, as the book shows it)",
+        )
         p.add_argument("--small", action="store_true", help="start from the small test parameters")
         p.add_argument(
             "--list", action="store_true", help="print the chapter's parameters and exit"
@@ -78,7 +84,9 @@ class Run(Command):
                 print(f"{p.name} = {p.default}{note}")
             return EXIT_OK
         if args.output is None:
-            raise ValueError("-o/--output is required (the executed .ipynb to write)")
+            raise ValueError(
+                "-o/--output is required (the executed .ipynb, or the page .html, to write)"
+            )
         md = find_chapter(args.chapter, args.source)
         warning = time_warning(md.stem, args.small)
         if warning:
@@ -95,7 +103,7 @@ class Run(Command):
             ),
             record=command_record(args, {"notebook": (md, None)}),
         )
-        print(f"wrote {out} ({seconds:.0f} s) and the page {out.with_suffix('.html')}: ran {md}")
+        print(f"wrote {out} ({seconds:.0f} s): ran {md}")
         return EXIT_OK
 
 

@@ -77,7 +77,14 @@ class Select(Command):
         n_acc = int(test["accepted"].sum())
         lam = attrs.get("threshold", float("nan"))
         n_cal = int((decisions["role"] == "calibration").sum())
-        if attrs.get("feasible", False):
+        if test.empty:  # every item labelled (select_items warned): nothing was decided
+            print(
+                f"{args.score} threshold {lam:.6g} calibrated on {n_cal} labelled items; no item "
+                f"is left to decide (every item of {args.scores} is in the calibration file, so "
+                f"none was accepted or abstained on); wrote {args.output}",
+                file=sys.stderr,
+            )
+        elif attrs.get("feasible", False):
             print(
                 f"{args.score} threshold {lam:.6g} calibrated on {n_cal} labelled items: "
                 f"accepted {n_acc} of {len(test)} items (expected false discovery rate <= "

@@ -7,10 +7,14 @@ output (:mod:`judgerisk.report.record_checks`, and the bounds the command that w
 :meth:`~judgerisk.cli.common.Command.check_sizes`, before any recomputation), recomputes the
 output with that command's own :meth:`~judgerisk.cli.common.Command.recompute` from the recorded
 parameters (read into the command's settings object, so no default is written here) and
-compares every cell; a report is also regenerated and every visible word, number and figure
-compared (:mod:`judgerisk.report.check`). Scoring runs BLAS on one thread
-(:mod:`judgerisk._util.determinism`), so the numbers are identical across processes and BLAS
-thread counts; the tolerance only absorbs the text round trip of csv / jsonl numbers.
+compares every cell (a csv, and the csv a report embeds, read back exactly as written: numeric
+columns as numbers, the others as their exact text, :func:`compare_csv`); a report must hold
+nothing that could run or fetch (:func:`judgerisk.plots.escape.live_content`) and is
+regenerated, and every visible word, number, figure and its markup (elements, attributes,
+styles, scripts, where each text sits) compared (:mod:`judgerisk.report.check`). Scoring runs
+BLAS on one thread (:mod:`judgerisk._util.determinism`), so the numbers are identical across
+processes and BLAS thread counts; the tolerance only absorbs the text round trip of csv / jsonl
+numbers.
 
 Outcome: ``reproduced`` (exit code 0), ``differs`` (1, with the differing cells, after what
 differs in the code: commit, uncommitted changes, runtime-registered methods), or
@@ -22,6 +26,7 @@ versions are warnings, not failures.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import textwrap
 import warnings
@@ -44,6 +49,7 @@ __all__ = [
     "Verification",
     "verify",
     "compare_tables",
+    "compare_csv",
 ]
 
 #: Relative and absolute tolerance of a numeric cell.
@@ -175,6 +181,49 @@ def compare_tables(
     return problems
 
 
+def _csv_text(path: Path) -> str | None:
+    """The csv text of an output (a csv file, or the score table a report embeds), or None."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return path.read_text(encoding="utf-8")
+    if suffix in (".html", ".htm"):
+        from judgerisk.report.build import embedded_csv
+
+        return embedded_csv(path)
+    return None
+
+
+def _text_columns(csv: str) -> pd.DataFrame:
+    """Every field of a csv exactly as written (no type inference, no NA values)."""
+    import pandas as pd
+
+    return pd.read_csv(io.StringIO(csv), dtype=str, keep_default_na=False, na_values=[])
+
+
+def compare_csv(
+    text: str, recomputed: pd.DataFrame, rtol: float = RTOL, atol: float = ATOL
+) -> list[str]:
+    """:func:`compare_tables` of a csv's text against the table recomputed.
+
+    Numeric columns of ``recomputed`` are compared as numbers (an empty field is NaN); every
+    other column as the exact text the csv writer gives the recomputed value (``"0089"``
+    stays ``"0089"``, ``"None"`` and ``"NA"`` are text, an empty field is a missing value), so
+    a csv read back never changes a value by inferring its type.
+    """
+    import numpy as np
+    import pandas as pd
+
+    output = _text_columns(text)
+    expected = _text_columns(recomputed.to_csv(index=False))
+    for col in recomputed.columns:
+        values = recomputed[col]
+        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+        if numeric and col in output.columns:
+            expected[col] = values.to_numpy()
+            output[col] = pd.to_numeric(output[col].replace("", np.nan), errors="coerce")
+    return compare_tables(output, expected, rtol, atol)
+
+
 def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verification:
     what = {".ipynb": "an executed notebook", ".json": "an extraction folder's manifest"}
     kind = what.get(path.suffix.lower(), f"an output of {command!r}")
@@ -228,7 +277,8 @@ def _reproduces(path: Path, record: dict, parser: argparse.ArgumentParser) -> Ve
         return Verification("cannot tell", [*hints, f"the record has no parameter {exc}"])
     except (ValueError, TypeError) as exc:  # InputError (bad data or record) is a ValueError
         return Verification("cannot tell", [*hints, f"recomputing failed: {exc}"])
-    diff = compare_tables(table, recomputed)
+    text = _csv_text(path)
+    diff = compare_tables(table, recomputed) if text is None else compare_csv(text, recomputed)
     if not diff:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -239,13 +289,20 @@ def _reproduces(path: Path, record: dict, parser: argparse.ArgumentParser) -> Ve
 def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None) -> Verification:
     """Check that an output reproduces from its provenance record.
 
-    In order: the record is a JSON object with the fields judgerisk writes; each input has
-    its recorded sha256; the command line the record shows agrees with its parameters; the
-    record's sizes agree with the output and bound the work (:mod:`judgerisk.report.record_checks`);
-    then the output is recomputed and every cell compared (within :data:`RTOL`,
-    :data:`ATOL`). A report is also regenerated and every visible word, number and figure
-    compared (:mod:`judgerisk.report.check`). When recomputing fails or differs, what differs
-    in the code (git commit, uncommitted changes, runtime-registered methods) is named first.
+    In order: the record is a JSON object with the fields judgerisk writes (a key given twice
+    is refused); each input has its recorded sha256; the command line the record shows agrees
+    with its parameters; the record's sizes agree with the output and bound the work
+    (:mod:`judgerisk.report.record_checks`); then the output is recomputed and every cell
+    compared (within :data:`RTOL`, :data:`ATOL`; a csv's text columns exactly as written,
+    :func:`compare_csv`). A report must then hold no live content (no script but its JSON
+    record, no event handler, no ``javascript:`` or external URL, no frame or object:
+    :func:`judgerisk.plots.escape.live_content`), and it is regenerated and compared word by
+    word, figure by figure (pixels) and element by element: the markup, attributes, style
+    and script text and where each text sits, with only pandas' random table ids, the image
+    data, the embedded table's data and the record's JSON left out
+    (:func:`judgerisk.report.check.compare_visible`). When recomputing fails or differs, what
+    differs in the code (git commit, uncommitted changes, runtime-registered methods) is
+    named first.
 
     Parameters
     ----------

@@ -56,7 +56,10 @@ Appendix C (JudgeBench); Methods reference §1 and §7.
 
 from __future__ import annotations
 
+import ast
+import json
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -71,6 +74,9 @@ from judgerisk.panel import validate_panel
 __all__ = [
     "REWARD_MODELS",
     "LLM_JUDGES",
+    "SOURCE_FILES",
+    "build_judgments_table",
+    "source_name",
     "VERDICT_STRENGTH",
     "judgebench_dir",
     "load_judgebench_judgments",
@@ -107,6 +113,110 @@ _COLUMNS = (
 _GOLD = {"A>B": "A", "B>A": "B"}
 #: A presented-frame verdict of game 2 mapped back to the original frame.
 _FLIP = {"A>>B": "B>>A", "A>B": "B>A", "A=B": "A=B", "B>A": "A>B", "B>>A": "A>>B"}
+
+
+#: The upstream ``outputs/`` files ``judgments_long.csv`` is built from, (response model, judge
+#: name, judge model) as the file names spell them.
+SOURCE_FILES: tuple[tuple[str, str, str], ...] = (
+    ("claude-3-5-sonnet-20240620", "arena_hard", "claude-3-haiku-20240307"),
+    ("gpt-4o-2024-05-13", "arena_hard", "o1-mini-2024-09-12"),
+    *(("gpt-4o-2024-05-13", "reward_model", judge) for judge in REWARD_MODELS),
+)
+_VERDICT_TAG = re.compile(r"\[\[(A>>B|A>B|A=B|B>A|B>>A)\]\]")
+
+
+def source_name(response_model: str, judge_name: str, judge_model: str) -> str:
+    """The file name of one upstream judge run under ``outputs/``."""
+    return (
+        f"dataset=judgebench,response_model={response_model},judge_name={judge_name},"
+        f"judge_model={judge_model}.jsonl"
+    )
+
+
+def _game_rows(record: dict, judge_name: str, judge_model: str) -> list[dict]:
+    games = record["judgments"]
+    rows = []
+    for game, entry in enumerate(games, start=1):
+        judgment = entry.get("judgment") or {}
+        if isinstance(judgment, str):  # some judge runs store the dict's repr
+            try:
+                judgment = ast.literal_eval(judgment)
+            except (ValueError, SyntaxError):
+                judgment = {"response": judgment}
+        scores = judgment.get("scores") if isinstance(judgment, dict) else None
+        text = str(judgment.get("response", "")) if isinstance(judgment, dict) else ""
+        tags = _VERDICT_TAG.findall(text)
+        rows.append(
+            {
+                "response_model": record["response_model"],
+                "pair_id": record["pair_id"],
+                "source": record["source"],
+                "gold_label": record["label"],
+                "judge_name": judge_name,
+                "judge_model": judge_model,
+                "game": game,
+                "score_first_shown": scores[0] if scores else np.nan,
+                "score_second_shown": scores[1] if scores else np.nan,
+                "decision_presented_frame": entry.get("decision"),
+                "verdict_5level_presented_frame": (
+                    tags[-1] if tags and judge_name != "reward_model" else np.nan
+                ),
+            }
+        )
+    return rows
+
+
+def build_judgments_table(
+    repository: str | os.PathLike, output: str | os.PathLike | None = None
+) -> pd.DataFrame:
+    """Build ``judgments_long.csv`` from a clone of the JudgeBench repository.
+
+    Reads the seven ``outputs/*.jsonl`` judge runs of :data:`SOURCE_FILES` (five reward models
+    and o1-mini on the gpt-4o split, claude-3-haiku on the claude split; the repository's other
+    runs are not read), one row per pair, judge and game. Scores and verdicts stay in the frame
+    the game *presented* (game 2 shows the pair swapped); the loaders map game 2 back. The
+    5-level verdict is the last ``[[A>B]]``-style tag of the judge's answer.
+
+    Parameters
+    ----------
+    repository : path-like
+        The clone (the folder holding ``outputs/``), e.g. at commit
+        ``e2c52c284e735e139b3daa61c206ee208f36c461``.
+    output : path-like, optional
+        Where to write the CSV (never over an existing file; written atomically). Usually
+        ``<data root>/judgebench/judgments_long.csv``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, with the columns the loaders read.
+    """
+    from judgerisk._util.safe_write import atomic_write
+
+    outputs = Path(repository) / "outputs"
+    rows: list[dict] = []
+    for response_model, judge_name, judge_model in SOURCE_FILES:
+        path = outputs / source_name(response_model, judge_name, judge_model)
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"{path} not found: clone https://github.com/ScalerLab/JudgeBench (with its "
+                "outputs/ folder) and pass the clone's folder"
+            )
+        with path.open(encoding="utf-8") as fh:
+            for line_no, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                    rows.extend(_game_rows(record, judge_name, judge_model))
+                except (json.JSONDecodeError, KeyError, TypeError, IndexError) as exc:
+                    raise ValueError(
+                        f"{path}, line {line_no}: not a judge record ({exc})"
+                    ) from None
+    table = pd.DataFrame(rows, columns=list(_COLUMNS))
+    if output is not None:
+        atomic_write(Path(output), lambda tmp: table.to_csv(tmp, index=False), exclusive=True)
+    return table
 
 
 def judgebench_dir(data_dir: str | os.PathLike | None = None) -> Path:

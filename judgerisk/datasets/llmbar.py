@@ -205,7 +205,7 @@ def load_llmbar_verdicts(
     path: str | Path | None = None,
     *,
     subsets: str | Iterable[str] = "LLMBar",
-    source: str = "csv",
+    source: str = "auto",
 ) -> pd.DataFrame:
     """Read LLMBar's raw verdicts as a tidy table (one row per item, judge, prompt and order).
 
@@ -216,9 +216,11 @@ def load_llmbar_verdicts(
         naming it when it is unset).
     subsets : {"LLMBar", "Processed", "all"} or iterable of str, default "LLMBar"
         Which subsets to read (see :data:`LLMBAR_SUBSETS`, :data:`PROCESSED_SUBSETS`).
-    source : {"csv", "json"}, default "csv"
+    source : {"auto", "csv", "json"}, default "auto"
         ``"csv"`` reads the flat ``verdicts_long.csv``; ``"json"`` reads the original repository's
-        ``evaluators/<judge>/<strategy>/result.json`` files (the same numbers).
+        ``evaluators/<judge>/<strategy>/result.json`` files (the same numbers); ``"auto"`` reads
+        the flat table when it is there and the repository's files otherwise, so a plain clone
+        of LLMBar needs nothing else.
 
     Returns
     -------
@@ -228,12 +230,14 @@ def load_llmbar_verdicts(
     """
     root = _llmbar_root(path)
     subs = _resolve_subsets(subsets)
+    if source == "auto":
+        source = "csv" if (root / "verdicts_long.csv").is_file() else "json"
     if source == "csv":
         out = _verdicts_from_csv(root, subs)
     elif source == "json":
         out = _verdicts_from_json(root, subs)
     else:
-        raise ValueError(f"source must be 'csv' or 'json', got {source!r}")
+        raise ValueError(f"source must be 'auto', 'csv' or 'json', got {source!r}")
     bad = out["winner"].notna() & ~out["winner"].isin([1, 2])
     if bad.any():
         raise ValueError(
@@ -361,7 +365,7 @@ def load_llmbar_panel(
     base_strategy: str = "Vanilla_NoRules",
     rubric_strategy: str | None = "Vanilla",
     judges: Iterable[str] | None = None,
-    source: str = "csv",
+    source: str = "auto",
 ) -> pd.DataFrame:
     """Load LLMBar as a validated panel (both orders, optional rules prompt as ``rubric1``).
 

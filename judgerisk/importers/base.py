@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judgerisk._util import json_text
 from judgerisk._util.hashing import sha256_text
 from judgerisk.datasets.judgebench import VERDICT_STRENGTH
 from judgerisk.datasets.llmbar import smooth_verdicts
@@ -139,15 +140,17 @@ def _open_text(path: Path) -> str:
 def read_jsonl_records(path: str | Path) -> Iterator[tuple[int, dict]]:
     """``(line number, record)`` of every non-blank line; a broken line is a ``PanelError``."""
     path = Path(path)
-    for n, line in enumerate(_open_text(path).splitlines(), start=1):
+    for n, line in enumerate(json_text.split_lines(_open_text(path)), start=1):
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json_text.loads(line)
         except json.JSONDecodeError as exc:
             raise PanelError(
                 f"{path}, line {n}: not a JSON record (truncated or malformed: {exc.msg})"
             ) from None
+        except ValueError as exc:  # a key given twice, nesting too deep
+            raise PanelError(f"{path}, line {n}: {json_text.problem(exc)}") from None
         if not isinstance(rec, dict):
             raise PanelError(f"{path}, line {n}: a JSON object expected, got {type(rec).__name__}")
         yield n, rec
@@ -157,11 +160,13 @@ def read_json_records(path: str | Path) -> list[dict]:
     """The records of a JSON file holding a list of objects (alpaca_eval's ``annotations.json``)."""
     path = Path(path)
     try:
-        data = json.loads(_open_text(path))
+        data = json_text.loads(_open_text(path))
     except json.JSONDecodeError as exc:
         raise PanelError(
             f"{path}, line {exc.lineno}: not valid JSON (truncated or malformed: {exc.msg})"
         ) from None
+    except ValueError as exc:  # a key given twice, nesting too deep
+        raise PanelError(f"{path}: {json_text.problem(exc)}") from None
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         raise PanelError(f"{path}: a JSON list of records expected")
     return data

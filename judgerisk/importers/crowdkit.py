@@ -74,15 +74,35 @@ def _renamed(table: pd.DataFrame, columns: dict[str, str], path: object) -> pd.D
     return table.rename(columns={v: k for k, v in columns.items()})
 
 
-def _default_label_a(labels: set[str]) -> str:
+def _default_labels(labels: set[str]) -> tuple[str, str]:
+    """(A, B) of A/B or 1/0 labels, whichever of the two the table uses (all 0 are all B)."""
     if labels <= {"A", "B"}:
-        return "A"
+        return "A", "B"
     if labels <= {"0", "1"}:
-        return max(labels, key=str)
+        return "1", "0"
     raise PanelError(
         f"labels {sorted(map(str, labels))[:10]} are not A/B or 1/0: say which label means the "
         "original answer A (label_a=..., --label-a on the command line)"
     )
+
+
+def _gold(table: pd.DataFrame, path, a: str, b: str | None, tie: str | None) -> pd.Series:
+    """The ``gold`` column as "A"/"B"/None; a value that is no label is an error naming its row.
+
+    A gold equal to ``label_tie`` is no gold (the panel's gold is "A" or "B"); the caller counts
+    those.
+    """
+    given = table["gold"].notna() & (table["gold"].astype(str).str.strip() != "")
+    text = table["gold"].astype(str)
+    known = {a: A, **({b: B} if b is not None else {}), **({tie: None} if tie is not None else {})}
+    bad = given & ~text.isin(list(known))
+    if bad.any():
+        row = int(bad.to_numpy().nonzero()[0][0])
+        raise PanelError(
+            f"{path}, row {row + 1}, column 'gold': {text.iloc[row]!r} is not a label "
+            f"({', '.join(repr(k) for k in known)}); {int(bad.sum())} such row(s)"
+        )
+    return text.where(given).map(known)
 
 
 def _check_two(labels: set[str], label_tie: str | None, files: str) -> None:
@@ -133,7 +153,7 @@ def read_crowdkit(
     """
     check_epsilon(epsilon)
     names = parse_pairs(columns, "--columns", _EXAMPLE)
-    frames = []
+    frames, sources = [], []
     for path in paths:
         table = read_table(path)
         if names:
@@ -149,16 +169,20 @@ def read_crowdkit(
             row = int(bad.to_numpy().nonzero()[0][0])
             raise PanelError(f"{path}, row {row + 1}: missing task, worker or label")
         frames.append(table.assign(**{WHERE: [f"{path}, row {k + 1}" for k in range(len(table))]}))
+        sources.append(path)
     table = pd.concat(frames, ignore_index=True)
     # labels compared as text: a csv's 1 and a command line's "1" are the same label
     table["label"] = table["label"].astype(str)
     label_tie = None if label_tie is None else str(label_tie)
     labels = set(table["label"].tolist()) - ({label_tie} if label_tie is not None else set())
     _check_two(labels, label_tie, ", ".join(map(str, paths)))
-    a = _default_label_a(labels) if label_a is None else str(label_a)
-    if a not in labels:
-        raise PanelError(f"label_a {a!r} is not among the labels {sorted(labels)[:10]}")
-    b = next(iter(labels - {a}), None)
+    if label_a is None:  # the A/B or 1/0 convention, even when one label never occurs
+        a, b_default = _default_labels(labels)
+    else:
+        a, b_default = str(label_a), None
+        if a not in labels:
+            raise PanelError(f"label_a {a!r} is not among the labels {sorted(labels)[:10]}")
+    b = next(iter(labels - {a}), b_default)
     side = table["label"].map(lambda v: A if v == a else TIE if v == label_tie else B)
     rows = pd.DataFrame(
         {
@@ -169,9 +193,19 @@ def read_crowdkit(
             WHERE: table[WHERE],
         }
     )
+    dropped: Counter = Counter()
     if "gold" in table.columns:
-        gold = table["gold"].astype(str)
-        rows["gold"] = gold.map(lambda v: A if v == a else B if v == b else None)
+        gold = pd.concat(  # a file without a gold column: its rows are unlabelled
+            [
+                _gold(f, p, a, b, label_tie) if "gold" in f.columns else pd.Series([None] * len(f))
+                for f, p in zip(frames, sources, strict=True)
+            ],
+            ignore_index=True,
+        )
+        ties = table["gold"].notna() & (table["gold"].astype(str) == str(label_tie))
+        if label_tie is not None and ties.any():
+            dropped["gold labels that are a tie (kept as unlabelled)"] += int(ties.sum())
+        rows["gold"] = gold.to_numpy()
     assumptions = {
         "epsilon": epsilon,
         "label -> p": f"{a!r}: {1 - epsilon}, {b!r}: {epsilon}"
@@ -182,4 +216,4 @@ def read_crowdkit(
     }
     if names:
         assumptions["columns"] = ", ".join(f"{k} = column {v!r}" for k, v in names.items())
-    return Imported(rows, assumptions, Counter())
+    return Imported(rows, assumptions, dropped)

@@ -54,7 +54,8 @@ def _heatmap(frame: pd.DataFrame, ax, title: str) -> None:
         fontsize=style.MIN_FONT,
     )
     ax.set_yticks(range(values.shape[0]), [str(j) for j in frame.index])
-    ax.set(title=title, xlabel="condition", ylabel="judge")
+    ax.set(xlabel="condition", ylabel="judge")
+    ax.set_title(title, parse_math=True)  # the one label in math (the judges are text)
 
 
 def plot_item_walkthrough(explanation: Any) -> plt.Figure:
@@ -80,11 +81,8 @@ def plot_item_walkthrough(explanation: Any) -> plt.Figure:
     keys = ["z_U", "z_C", "z_S", "scur"]
     vals = explanation.scores.reindex(keys)
     ax = axes[2]
-    ax.barh(
-        [_Z_LABELS[k] for k in keys],
-        vals.fillna(0).to_numpy(),
-        color=[_Z_COLORS[k] for k in keys],
-    )
+    ax.barh(range(len(keys)), vals.fillna(0).to_numpy(), color=[_Z_COLORS[k] for k in keys])
+    ax.set_yticks(range(len(keys)), [_Z_LABELS[k] for k in keys], parse_math=True)
     for y, v in enumerate(vals.to_numpy()):
         if np.isnan(v):
             ax.text(0.02, y, "dropped", va="center", fontsize=style.MIN_FONT)
@@ -150,7 +148,8 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
                     histtype="stepfilled",
                 )
         title = _Z_LABELS.get(col, style.label(col))
-        ax.set(title=title, ylabel="density" if col in ("U", "S_order", "z_U", "z_S") else None)
+        ax.set(ylabel="density" if col in ("U", "S_order", "z_U", "z_S") else None)
+        ax.set_title(title, parse_math=True)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False)
     raw_rows = len(top) // 2
@@ -192,13 +191,15 @@ def plot_risk_reasons(top: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ax.invert_yaxis()
     ax.axvline(0.9, color="grey", ls=":", lw=1)
     ax.set(xlim=(0, 1), xlabel="z (reference ECDF)", ylabel="item")
-    ax.legend(
+    legend = ax.legend(
         loc="lower center",
         bbox_to_anchor=(0.5, 1.0),
         ncols=3,
         fontsize=style.MIN_FONT,
         frameon=False,
     )
+    for text in legend.get_texts():  # z^U, z^C, z^S in math (the items are text)
+        text.set_parse_math(True)
     return ax
 
 

@@ -156,10 +156,13 @@ def use_style() -> None:
     """Set the shared matplotlib defaults: resolution and font sizes readable at column width.
 
     Called by every figure function of :mod:`judgerisk.plots` (through :func:`subplots`), so
-    a chapter needs no set-up of its own.
+    a chapter needs no set-up of its own. Text is never read as mathtext unless a label asks
+    for it (``parse_math=True``): judge names and item ids from the user's files are drawn as
+    they are, a ``$`` included (:mod:`judgerisk.plots.escape`).
     """
     mpl.rcParams.update(
         {
+            "text.parse_math": False,
             "figure.dpi": FIGURE_DPI,
             "savefig.dpi": FIGURE_DPI,
             "figure.figsize": (COLUMN_WIDTH, 3.6),

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from judgerisk.plots.escape import NO_MATH, html_text
+
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
@@ -156,6 +158,10 @@ def format_table(
     if not scroll and n_rows > max_rows:
         frame = frame.head(max_rows)
         note = f"first {max_rows} of {n_rows} rows"
+    # user data (judge names, item ids) is text, never markup (judgerisk.plots.escape):
+    # every cell, label, header name and the caption is HTML-escaped
+    frame.columns = frame.columns.set_names([_name(n) for n in frame.columns.names])
+    frame.index = frame.index.set_names([_name(n) for n in frame.index.names])
     formats: dict[Hashable, Callable[[Any], str]] = {}
     numeric = []
     for name, col in frame.items():
@@ -167,12 +173,15 @@ def format_table(
         elif pd.api.types.is_numeric_dtype(col):
             formats[name] = partial(_as_decimal, decimals=decimals)
             numeric.append(name)
+        else:
+            formats[name] = _text
     styler = frame.style.format(formats, na_rep="–")
     if numeric:
         styler = styler.set_properties(
             subset=numeric, **{"text-align": "right", "white-space": "nowrap"}
         )
-    styler = styler.format_index(lambda v: format_number(v, decimals), axis=0)
+    styler = styler.format_index(lambda v: html_text(format_number(v, decimals)), axis=0)
+    styler = styler.format_index(lambda v: html_text(format_number(v, decimals)), axis=1)
     if not index:
         styler = styler.hide(axis="index")
     styles = [{"selector": "th", "props": "text-align: left;"}]
@@ -181,7 +190,18 @@ def format_table(
     if note:
         parts.append(f"({note})")
     if parts:
-        styler = styler.set_caption(" ".join(parts))
+        styler = styler.set_caption(html_text(" ".join(parts)))
+    classes = [NO_MATH]  # MathJax leaves the cells alone (a "$" in a name is text)
     if scroll and n_rows > max_rows:
-        styler = styler.set_table_attributes('class="jr-scroll-table"')
-    return styler
+        classes.append("jr-scroll-table")
+    return styler.set_table_attributes(f'class="{" ".join(classes)}"')
+
+
+def _text(value: Any) -> str:
+    """A text cell: :func:`format_number`'s text, HTML-escaped."""
+    return html_text(format_number(value))
+
+
+def _name(name: Any) -> Any:
+    """A header name (of the index or the columns), HTML-escaped when it is text."""
+    return html_text(name) if isinstance(name, str) else name

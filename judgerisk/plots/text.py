@@ -27,6 +27,7 @@ __all__ = [
     "direction_sentences",
     "format_interval",
     "interval_table",
+    "plural",
     "verdict_phrase",
 ]
 
@@ -40,6 +41,26 @@ def format_interval(diff: float, low: float, high: float, digits: int = 3) -> st
     '+0.050 [-0.010, +0.110]'
     """
     return f"{diff:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """``"1 repetition"``, ``"3 repetitions"``: a count with its noun spelled out, never "(s)".
+
+    Parameters
+    ----------
+    n : int
+    noun : str
+        The singular.
+    nouns : str, optional
+        The plural when it is not ``noun + "s"`` (``plural(2, "this", "these")``).
+
+    Examples
+    --------
+    >>> plural(1, "time"), plural(3, "time"), plural(0, "cell"), plural(2, "entry", "entries")
+    ('1 time', '3 times', '0 cells', '2 entries')
+    """
+    word = noun if n == 1 else (nouns if nouns is not None else noun + "s")
+    return f"{n} {word}"
 
 
 def interval_table(table: pd.DataFrame, label: Callable[[str], str] = str) -> pd.DataFrame:

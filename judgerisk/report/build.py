@@ -49,6 +49,7 @@ __all__ = [
     "notebook_to_html",
     "run_notebook",
     "notebook_error",
+    "embedded_csv",
     "embedded_scores",
 ]
 
@@ -230,15 +231,25 @@ def _scores_link(scores_csv: Path, one_judge: bool = False) -> str:
     )
 
 
-def embedded_scores(html_path: str | Path) -> pd.DataFrame:
-    """The score table a report embeds (its csv download link), as a DataFrame."""
+def embedded_csv(html_path: str | Path) -> str:
+    """The text of the score table a report embeds (its csv download link)."""
     text = Path(html_path).read_text(encoding="utf-8")
     start = text.find(f'id="{_SCORES_ID}"')
     if start < 0:
         raise PanelError(f"{html_path}: the report embeds no score table")
     start = text.index("base64,", start) + len("base64,")
     end = text.index('"', start)
-    return pd.read_csv(io.BytesIO(base64.b64decode(text[start:end])), dtype={"gold": str})
+    try:
+        return base64.b64decode(text[start:end], validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise PanelError(
+            f"{html_path}: the embedded score table is not base64 csv ({exc})"
+        ) from None
+
+
+def embedded_scores(html_path: str | Path) -> pd.DataFrame:
+    """The score table a report embeds (its csv download link), as a DataFrame."""
+    return pd.read_csv(io.StringIO(embedded_csv(html_path)), dtype={"gold": str})
 
 
 def render_report(
@@ -345,6 +356,11 @@ def render_report(
         scores_pq = Path(tmp) / "scores.parquet"
         scores.to_parquet(scores_pq)
         scores.reset_index().to_csv(scores_csv, index=False)
+        n_items, attrs = int(panel["item"].nunique()), dict(scores.attrs)
+        # the kernel reads the panel and the scores from their files: this process holds
+        # neither while it runs (a crowd's report needs the memory of one copy, not two)
+        del panel, scores
+        _release_memory()
         shown = shown_record if shown_record is not None else record
         reproduce = {k: v for k, v in shown.items() if k != "_t0"}
         reproduce["command_text"] = command_text(shown)
@@ -353,7 +369,7 @@ def render_report(
             # papermill writes a tuple as its text: a list is a list in the notebook
             **{k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
             "scores_path": str(scores_pq),
-            "warnings_text": scores.attrs.get("warnings", []),
+            "warnings_text": attrs.get("warnings", []),
             "provenance": reproduce,
         }
         if one_judge:  # no panel scores: the LMM's settings do not apply
@@ -361,18 +377,39 @@ def render_report(
         executed = run_notebook(
             nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
-        settings: dict[str, Any] = {"n_items": int(panel["item"].nunique())}
+        settings: dict[str, Any] = {"n_items": n_items}
         if one_judge:
             settings["kind"] = "one judge in both orders"
         else:
-            settings["seeds"] = scores.attrs["seeds"]
+            settings["seeds"] = attrs["seeds"]
         final = finish_record(record, settings)
         executed.metadata.setdefault("judgerisk", {})["provenance"] = final
+        for k, cell in enumerate(executed.cells):  # jupytext and papermill draw random ids:
+            cell["id"] = f"cell-{k}"  # numbered, the page's markup is the same every run
         page = notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}")
         extra = _scores_link(scores_csv, one_judge) + "\n" + html_record_tag(final) + "\n"
         page = page.replace("\n</body></html>", "\n" + extra + "</body></html>")
         _publish(output, page, executed, keep_notebook, exclusive=not overwrite)
     return output
+
+
+def _release_memory() -> None:
+    """Give freed memory back to the system (the garbage, Arrow's pool, glibc's heap)."""
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    try:
+        import pyarrow
+
+        pyarrow.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):
+        pass
+    libc = ctypes.util.find_library("c")
+    trim = getattr(ctypes.CDLL(libc), "malloc_trim", None) if libc else None
+    if trim is not None:  # glibc only; elsewhere freed memory stays with the process
+        trim(0)
 
 
 def _publish(

@@ -30,6 +30,8 @@ from typing import Any, TextIO
 import numpy as np
 import pandas as pd
 
+from judgerisk.plots.escape import NO_MATH, html_items, html_text
+
 __all__ = [
     "MIN_LABELLED",
     "MIN_ERRORS",
@@ -43,6 +45,7 @@ __all__ = [
     "warnings_as_notes",
     "certify_unlabelled",
     "certified_text",
+    "certified_verdicts_html",
     "auroc_standard_error",
     "small_sample_caution",
     "reproduce_html",
@@ -139,12 +142,15 @@ def note_html(message: object, admonition: bool = False) -> str:
     """A note as HTML: the report's "**Note:** <message>." paragraph, or (``admonition``) a
     note admonition of a book page, styled by the book's theme.
 
-    The message is escaped: a warning may quote a judge or item name from the user's file.
+    The message is escaped, and on a book page kept from MathJax (class
+    :data:`~judgerisk.plots.escape.NO_MATH`): a warning may quote a judge or item name from the
+    user's file.
     """
     text = html.escape(note_text(message))
     if admonition:
         return (
-            f'<div class="admonition note"><p class="admonition-title">Note</p><p>{text}</p></div>'
+            '<div class="admonition note"><p class="admonition-title">Note</p>'
+            f'<p class="{NO_MATH}">{text}</p></div>'
         )
     return f"<p><strong>Note:</strong> {text}</p>"
 
@@ -263,6 +269,23 @@ def certified_text(
     )
 
 
+def certified_verdicts_html(
+    accepted: pd.DataFrame, order: str = "least risky first", limit: int = 500
+) -> str:
+    """The certified verdicts as an HTML list: each verdict, its count and its items' ids.
+
+    Built as escaped HTML, never Markdown (:mod:`judgerisk.plots.escape`): an item id is shown
+    as the text it is, whatever it holds (``[c](javascript:...)``, ``<img onerror=...>``).
+    At most ``limit`` ids per verdict are listed, then how many more.
+    """
+    rows = "".join(
+        f"<li>verdict <strong>{html_text(v)}</strong> ({len(group)}): "
+        f"{html_items(group['item'], limit)}</li>"
+        for v, group in accepted.groupby("verdict")
+    )
+    return f"<p>The certified verdicts, {html_text(order)}:</p><ul class='{NO_MATH}'>{rows}</ul>"
+
+
 def _bound_text(lam: float, risk: pd.Series, score: str) -> str:
     """The threshold as "≤ x": ``x`` rounded up, with the fewest decimals that keep every score
     above the threshold above ``x`` (so the sentence names exactly the accepted items)."""
@@ -363,5 +386,5 @@ def reproduce_html(provenance: dict | None) -> str:
         f"<p>Versions: {esc(libs)}; {esc(str(env['platform']))}.</p>"
         "<p>Run the same command to regenerate it, or <code>judgerisk verify REPORT.html</code> "
         "to check that it reproduces (the input's checksum, every score recomputed, and every "
-        "number and figure of this page regenerated and compared).</p>"
+        "word, number, figure and element of this page regenerated and compared).</p>"
     )

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.aggregators.dawid_skene import DawidSkene
-from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts
+from judgerisk.cells import CellTable
+from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts, wide_table
 from judgerisk.risk.registry import BASELINES, register_risk_score, risk_score_table
 from judgerisk.risk.signals import binary_entropy  # shared helper (bits by default)
 
@@ -53,27 +54,29 @@ __all__ = [
 _ROUND = 12
 
 
-def mean_probability_table(probs: pd.DataFrame) -> pd.Series:
+def mean_probability_table(probs: pd.DataFrame | CellTable) -> pd.Series:
     """Row means of an item x judge probability table, rounded to 1e-12 (name ``"p_bar"``)."""
+    if isinstance(probs, CellTable):
+        return pd.Series(probs.row_mean(), index=probs.index, name="p_bar").round(_ROUND)
     return probs.mean(axis=1, skipna=True).round(_ROUND).rename("p_bar")
 
 
-@register_risk_score("pe", label="PE", color="#4c72b0")
+@register_risk_score("pe", label="PE", color="#4c72b0", cells=True)
 def _pe_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
     return _pe(probs.loc[items])
 
 
-@register_risk_score("ve", label="VE", color="#55a868")
+@register_risk_score("ve", cells=True, label="VE", color="#55a868")
 def _ve_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
     return _ve(votes.loc[items])
 
 
-@register_risk_score("msp", label="MSP", color="#8172b2")
+@register_risk_score("msp", cells=True, label="MSP", color="#8172b2")
 def _msp_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
     return _msp(probs.loc[items])
 
 
-@register_risk_score("ds_entropy", needs_fit=True, label="DS entropy", color="#937860")
+@register_risk_score("ds_entropy", needs_fit=True, label="DS entropy", color="#937860", cells=True)
 def _ds_score(probs: pd.DataFrame, votes: pd.DataFrame, fit: pd.Index | None, items: pd.Index):
     assert fit is not None  # checked by risk_score_table (needs_fit)
     return _ds_entropy(votes, fit, items, DawidSkene())
@@ -86,17 +89,23 @@ def _pe(probs: pd.DataFrame) -> pd.Series:
     return pd.Series(pe, index=probs.index, name="pe")
 
 
-def _ve(votes: pd.DataFrame) -> pd.Series:
-    arr = votes.to_numpy(dtype=np.float64)
-    # integer counts, so items with the same vote split get bit-identical entropies
-    share = np.nansum(arr, axis=1) / np.sum(~np.isnan(arr), axis=1)
+def _ve(votes: pd.DataFrame | CellTable) -> pd.Series:
+    if isinstance(votes, CellTable):
+        share = votes.row_sum() / votes.row_count()
+    else:
+        arr = votes.to_numpy(dtype=np.float64)
+        # integer counts, so items with the same vote split get bit-identical entropies
+        share = np.nansum(arr, axis=1) / np.sum(~np.isnan(arr), axis=1)
     return pd.Series(binary_entropy(share), index=votes.index, name="ve")
 
 
-def _msp(probs: pd.DataFrame) -> pd.Series:
-    arr = probs.to_numpy(dtype=np.float64)
-    unc = 1.0 - np.maximum(arr, 1.0 - arr)
-    return pd.Series(np.nanmean(unc, axis=1).round(_ROUND), index=probs.index, name="msp")
+def _msp(probs: pd.DataFrame | CellTable) -> pd.Series:
+    if isinstance(probs, CellTable):
+        unc = probs.row_mean(1.0 - np.maximum(probs.values, 1.0 - probs.values))
+    else:
+        arr = probs.to_numpy(dtype=np.float64)
+        unc = np.nanmean(1.0 - np.maximum(arr, 1.0 - arr), axis=1)
+    return pd.Series(unc.round(_ROUND), index=probs.index, name="msp")
 
 
 def _ds_entropy(
@@ -104,10 +113,15 @@ def _ds_entropy(
 ) -> pd.Series:
     model.fit(votes.loc[fit_items])
     target = votes.loc[items]
+    if isinstance(target, CellTable):  # sparse products: equal vote vectors, equal values
+        rho = model.posterior(target).to_numpy()
+        return pd.Series(binary_entropy(rho), index=items, name="ds_entropy")
     # Score each distinct vote vector once: items with the same votes get bit-identical values.
-    codes = np.where(target.isna().to_numpy(), -1, target.to_numpy(dtype=np.float64)).astype(int)
+    # Codes are twice the vote (0 B, 1 a tie, 2 A; -1 missing): a tie stays half a vote each.
+    arr = target.to_numpy(dtype=np.float64)
+    codes = np.where(np.isnan(arr), -1, np.rint(2 * np.nan_to_num(arr))).astype(int)
     uniq, inverse = np.unique(codes, axis=0, return_inverse=True)
-    patterns = pd.DataFrame(np.where(uniq < 0, np.nan, uniq).astype(float), columns=votes.columns)
+    patterns = pd.DataFrame(np.where(uniq < 0, np.nan, uniq / 2), columns=votes.columns)
     rho = model.posterior(patterns).to_numpy()
     return pd.Series(binary_entropy(rho)[inverse.reshape(-1)], index=items, name="ds_entropy")
 
@@ -302,8 +316,11 @@ def baseline_scores(
     if unknown:
         raise ValueError(f"unknown baseline(s) {unknown}; choose from {list(BASELINES)}")
     panel = validate_panel(panel, conditions=None)
-    probs = to_wide(panel, "p", ORIGINAL)
-    votes = verdicts(panel, ORIGINAL)
+    # a crowd's tables are held by their cells (judgerisk.cells): memory grows with its cells
+    probs = wide_table(panel, "p", ORIGINAL)
+    votes = wide_table(panel, "verdict", ORIGINAL)
+    if isinstance(votes, pd.DataFrame):
+        votes = votes.astype(np.float64)  # as judgerisk.panel.verdicts
     fit_idx = None if fit_items is None else _item_index(fit_items, votes.index, "fit_items")
     if items is not None:
         target = _item_index(items, votes.index, "items")

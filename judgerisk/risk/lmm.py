@@ -31,6 +31,7 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from judgerisk.cells import is_sparse
 from judgerisk.options import check_count
 from judgerisk.panel import PanelArrays, PanelError, encode_panel, validate_panel
 from judgerisk.risk.lmm_solver import (
@@ -437,16 +438,27 @@ class LatentMeasurementModel:
         m = panel["logit"].to_numpy(dtype=np.float64)
         num_cell = a[j] * (m - offsets[j, c])
         den_cell = a[j] ** 2
-        ij = i * J + j
+        ij = i.astype(np.int64) * J + j
         n_ij = len(items) * J
-        num_ij = np.bincount(ij, weights=num_cell, minlength=n_ij)
-        den_ij = np.bincount(ij, weights=den_cell, minlength=n_ij)
-        seen_ij = np.bincount(ij, minlength=n_ij) > 0
-        num_i = num_ij.reshape(-1, J).sum(axis=1)
-        den_i = den_ij.reshape(-1, J).sum(axis=1)
-        n_judges_i = seen_ij.reshape(-1, J).sum(axis=1)
+        if is_sparse(len(ij), n_ij):  # a crowd: sums over the observed (item, judge) pairs
+            pairs, at = np.unique(ij, return_inverse=True)
+            at = at.reshape(-1)
+            num_ij = np.bincount(at, weights=num_cell, minlength=len(pairs))
+            den_ij = np.bincount(at, weights=den_cell, minlength=len(pairs))
+            pair_i = pairs // J
+            num_i = np.bincount(pair_i, weights=num_ij, minlength=len(items))
+            den_i = np.bincount(pair_i, weights=den_ij, minlength=len(items))
+            n_judges_i = np.bincount(pair_i, minlength=len(items))
+        else:
+            at = ij
+            num_ij = np.bincount(ij, weights=num_cell, minlength=n_ij)
+            den_ij = np.bincount(ij, weights=den_cell, minlength=n_ij)
+            seen_ij = np.bincount(ij, minlength=n_ij) > 0
+            num_i = num_ij.reshape(-1, J).sum(axis=1)
+            den_i = den_ij.reshape(-1, J).sum(axis=1)
+            n_judges_i = seen_ij.reshape(-1, J).sum(axis=1)
         # leave judge j out: totals of the item minus judge j's own cells
-        q_loo = (num_i[i] - num_ij[ij]) / (den_i[i] - den_ij[ij] + self.lambda_q)
+        q_loo = (num_i[i] - num_ij[at]) / (den_i[i] - den_ij[at] + self.lambda_q)
         q_loo = np.where(n_judges_i[i] > 1, q_loo, 0.0)
         return self._assemble(panel, j, c, q_loo, "q_loo")
 

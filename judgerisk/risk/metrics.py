@@ -21,6 +21,7 @@ import numpy.typing as npt
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
+from judgerisk.cells import CellTable
 from judgerisk.options import ANALYSIS
 from judgerisk.validation import tie_blocks
 
@@ -332,11 +333,13 @@ def consensus_share(votes: pd.DataFrame) -> pd.Series:
     pandas.Series
         max(n_A, n_B) / (n_A + n_B) by item, in [0.5, 1].
     """
-    arr = votes.to_numpy(dtype=float)
-    n = np.sum(~np.isnan(arr), axis=1)
+    if isinstance(votes, CellTable):  # a sparse panel's table, by its cells
+        n, n_a = votes.row_count(), votes.row_sum()
+    else:
+        arr = votes.to_numpy(dtype=float)
+        n, n_a = np.sum(~np.isnan(arr), axis=1), np.nansum(arr, axis=1)
     if (n == 0).any():
         raise ValueError(f"items {votes.index[n == 0][:10].tolist()} have no verdict")
-    n_a = np.nansum(arr, axis=1)
     return pd.Series(np.maximum(n_a, n - n_a) / n, index=votes.index, name="consensus_share")
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from judgerisk._util.registry import NameView, Registry
+from judgerisk.cells import as_dense
 from judgerisk.families import FAMILIES
 
 __all__ = [
@@ -65,6 +66,9 @@ class RiskScore:
     uses_panel : bool
         Whether :attr:`compute` takes the keyword ``panel``: the whole validated panel, every
         condition included (swap, rubric changes), besides the original-condition tables.
+    cells : bool
+        Whether :attr:`compute` also reads the tables of a sparse panel held by their cells
+        (:class:`judgerisk.cells.CellTable`); a score that does not gets dense DataFrames.
     """
 
     name: str
@@ -74,6 +78,7 @@ class RiskScore:
     label: str = ""
     color: str | None = None
     uses_panel: bool = False
+    cells: bool = False
 
     def __call__(
         self,
@@ -88,6 +93,8 @@ class RiskScore:
             raise ValueError(f"{self.name!r} is computed by scur_scores, not from the wide tables")
         if self.needs_fit and fit_items is None:
             raise ValueError(f"{self.name} needs fit_items (the fit split)")
+        if not self.cells:  # the ScoreFunction contract: item x judge DataFrames
+            probs, votes = as_dense(probs), as_dense(votes)
         if not self.uses_panel:
             out = self.compute(probs, votes, fit_items, items)
         elif panel is None:
@@ -180,11 +187,14 @@ def register_risk_score(
     needs_fit: bool = False,
     label: str | None = None,
     color: str | None = None,
+    cells: bool = False,
 ) -> Callable[[ScoreFunction], ScoreFunction]:
     """Register a risk score (a decorator over its :data:`ScoreFunction`).
 
     ``label`` and ``color`` are stored on the :class:`RiskScore` entry, where every table and
-    figure reads them, so every figure names and colours the score the same way.
+    figure reads them, so every figure names and colours the score the same way. ``cells``
+    says that the function also reads a sparse panel's tables held by their cells
+    (:class:`judgerisk.cells.CellTable`); otherwise it always gets dense DataFrames.
 
     Examples
     --------
@@ -211,7 +221,8 @@ def register_risk_score(
         compute = func if kind == "baseline" else None
         uses_panel = compute is not None and _takes_panel(compute)
         _REGISTRY.add(
-            name, RiskScore(name, kind, compute, needs_fit, label or name, color, uses_panel)
+            name,
+            RiskScore(name, kind, compute, needs_fit, label or name, color, uses_panel, cells),
         )
         return func
 

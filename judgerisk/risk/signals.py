@@ -84,6 +84,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.special import entr
 
+from judgerisk.cells import is_sparse
 from judgerisk.families import FAMILIES, family_pairs, get_family, reported_families
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import ORIGINAL, PanelError, validate_panel
@@ -355,10 +356,16 @@ def signal_s(
     ccodes, conds = pd.factorize(df["condition"])
     conds = [str(c) for c in conds]
     n_i, n_j, n_c = len(items), len(judges), len(conds)
+    values = df[value].to_numpy(np.float64)
+    effect, sig = _lmm_offsets(lmm, judges, conds) if kind == "debiased" else (None, None)
+    if is_sparse(len(df), n_i * n_j * n_c):  # a crowd: memory by observed cells
+        return pd.DataFrame(
+            _s_by_pairs(icodes, jcodes, ccodes, values, (n_i, n_j, conds), effect, sig),
+            index=items,
+        )
     cube = np.full((n_i, n_j, n_c), np.nan)
-    cube[icodes, jcodes, ccodes] = df[value].to_numpy(np.float64)
-    if kind == "debiased":
-        effect, sig = _lmm_offsets(lmm, judges, conds)
+    cube[icodes, jcodes, ccodes] = values
+    if effect is not None:
         cube = cube - effect[None, :, :]
     out = {}
     observed = family_pairs(conds)
@@ -367,7 +374,7 @@ def signal_s(
         present = [(conds.index(c), conds.index(d)) for c, d in observed.get(family, ())]
         if present:
             diffs = np.stack([np.abs(cube[:, :, a] - cube[:, :, b]) for a, b in present], axis=2)
-            if kind == "debiased":
+            if sig is not None:  # kind == "debiased"
                 diffs = diffs / sig[None, :, None]
             ok = ~np.isnan(diffs)
             count = ok.sum(axis=(1, 2))
@@ -375,6 +382,36 @@ def signal_s(
             col = np.where(count > 0, total / np.maximum(count, 1), np.nan)
         out[f"S_{family}"] = col
     return pd.DataFrame(out, index=items)
+
+
+def _s_by_pairs(icodes, jcodes, ccodes, values, shape, effect, sig) -> dict[str, np.ndarray]:
+    """:func:`signal_s` on the observed (item, judge) pairs only, for a sparse panel.
+
+    The same means as the dense item x judge x condition cube (over the judges and condition
+    pairs of a family observed for the item), held in an array of observed pairs x conditions.
+    """
+    n_i, n_j, conds = shape
+    pairs, pair_of_cell = np.unique(icodes.astype(np.int64) * n_j + jcodes, return_inverse=True)
+    pair_i, pair_j = pairs // n_j, pairs % n_j
+    table = np.full((len(pairs), len(conds)), np.nan)
+    table[pair_of_cell.reshape(-1), ccodes] = values
+    if effect is not None:
+        table -= effect[pair_j]
+    out = {}
+    observed = family_pairs(conds)
+    for family in reported_families(conds):  # the families the dense cube reports, in order
+        col = np.full(n_i, np.nan)
+        present = [(conds.index(c), conds.index(d)) for c, d in observed.get(family, ())]
+        if present:
+            diffs = np.stack([np.abs(table[:, a] - table[:, b]) for a, b in present], axis=1)
+            if sig is not None:
+                diffs = diffs / sig[pair_j][:, None]
+            ok = ~np.isnan(diffs)
+            count = np.bincount(pair_i, weights=ok.sum(axis=1), minlength=n_i)
+            total = np.bincount(pair_i, weights=np.where(ok, diffs, 0.0).sum(axis=1), minlength=n_i)
+            col = np.where(count > 0, total / np.maximum(count, 1), np.nan)
+        out[f"S_{family}"] = col
+    return out
 
 
 # --------------------------------------------------------------------------- combination

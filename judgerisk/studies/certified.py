@@ -65,7 +65,6 @@ from judgerisk.panel import (
     PanelError,
     check_scorable,
     gold_labels,
-    to_wide,
     validate_panel,
     validate_scores,
 )
@@ -475,11 +474,14 @@ def judge_bpe(panel: pd.DataFrame, judge: str) -> pd.DataFrame:
         By item: ``bpe`` (nats), ``verdict`` ("A"/"B", A iff :math:`\\bar p \\ge .5`),
         ``confidence``.
     """
-    fwd = to_wide(panel, "logit", ORIGINAL)
-    rev = to_wide(panel, "logit", "swap")
-    if judge not in fwd.columns or judge not in rev.columns:
+    # the judge's own rows only (a crowd's item x judge tables would be mostly empty)
+    rows = panel.loc[panel["judge"] == judge]
+    fwd, rev = (
+        rows.loc[rows["condition"] == c].set_index("item")["logit"] for c in (ORIGINAL, "swap")
+    )
+    if fwd.empty or rev.empty:
         raise PanelError(f"judge {judge!r} lacks the 'original' or 'swap' condition")
-    both = pd.concat([fwd[judge].rename("fwd"), rev[judge].rename("rev")], axis=1).dropna()
+    both = pd.concat([fwd.rename("fwd"), rev.rename("rev")], axis=1).dropna().sort_index()
     sig = bpe(both["fwd"].to_numpy(), both["rev"].to_numpy())
     return pd.DataFrame(
         {

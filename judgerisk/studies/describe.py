@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from judgerisk.aggregators.aggregate import majority_vote
+from judgerisk.cells import CellTable
 from judgerisk.families import family_pairs
-from judgerisk.panel import ORIGINAL, gold_labels, to_wide, verdicts
+from judgerisk.panel import ORIGINAL, gold_labels, to_wide, verdicts, wide_table
 from judgerisk.risk.metrics import consensus_share, high_consensus
 
 __all__ = [
@@ -34,10 +36,25 @@ def judge_accuracy(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.Series:
     (the count of items each judge saw is in :func:`panel_overview`). A tie is half a vote
     for each answer (the data contract), so it counts half right.
     """
-    votes = verdicts(panel, condition)
+    votes = _votes(panel, condition)
     gold = gold_labels(panel).reindex(votes.index)
+    if isinstance(votes, CellTable):  # a crowd: by its cells
+        g = gold.to_numpy(np.float64)[votes.row]
+        labelled = ~np.isnan(g)
+        correct = 1.0 - np.abs(votes.values - g)[labelled]  # 1 right, 0 wrong, 1/2 a tie
+        col = votes.col[labelled]
+        n = np.bincount(col, minlength=len(votes.columns))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.bincount(col, weights=correct, minlength=len(votes.columns)) / n
+        return pd.Series(np.where(n > 0, share, np.nan), index=votes.columns, name="accuracy")
     correct = 1.0 - votes.sub(gold, axis=0).abs()  # 1 right, 0 wrong, 1/2 a tie
     return correct.where(votes.notna() & gold.notna().to_numpy()[:, None]).mean().rename("accuracy")
+
+
+def _votes(panel: pd.DataFrame, condition: str) -> pd.DataFrame | CellTable:
+    """:func:`judgerisk.panel.verdicts`, held by its cells for a crowd (:mod:`judgerisk.cells`)."""
+    table = wide_table(panel, "verdict", condition)
+    return table.astype(np.float64) if isinstance(table, pd.DataFrame) else table
 
 
 def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
@@ -52,16 +69,21 @@ def consensus(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.DataFrame:
         and ``majority`` (:func:`judgerisk.aggregators.aggregate.majority_vote`, ties broken by the
         mean probability, then B).
     """
-    votes = verdicts(panel, condition)
-    probs = to_wide(panel, "p", condition)
+    votes = _votes(panel, condition)
+    probs = wide_table(panel, "p", condition)
+    if isinstance(votes, CellTable):
+        n_judges, share_a = votes.row_count(), votes.row_mean()
+    else:
+        n_judges, share_a = votes.notna().sum(axis=1), votes.mean(axis=1)
     return pd.DataFrame(
         {
-            "n_judges": votes.notna().sum(axis=1),
-            "share_a": votes.mean(axis=1),
+            "n_judges": n_judges,
+            "share_a": share_a,
             "consensus": consensus_share(votes),
             "high_consensus": high_consensus(votes),
             "majority": majority_vote(votes, probs)["verdict"],
-        }
+        },
+        index=votes.index,
     )
 
 
