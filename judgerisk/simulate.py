@@ -39,8 +39,7 @@ import pandas as pd
 
 from judgerisk.families import FAMILIES, get_family, parse_condition
 from judgerisk.options import check_count
-from judgerisk.orders import order_pairs
-from judgerisk.panel import CONDITIONS, ORIGINAL, validate_panel
+from judgerisk.panel import CONDITIONS, ORIGINAL, order_pairs, validate_panel
 from judgerisk.validation import to_labels
 
 __all__ = [
@@ -496,7 +495,7 @@ def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame
     Returns
     -------
     pandas.DataFrame
-        :func:`judgerisk.orders.order_pairs` of the simulated one-judge panel (conditions
+        :func:`judgerisk.panel.order_pairs` of the simulated one-judge panel (conditions
         ``original`` and ``swap``), with the true label as ``gold``:
         ``item, logit_fwd, logit_rev, gold``; ``logit_fwd`` is the canonical log-odds
         that A wins with A shown first, ``logit_rev`` the canonical log-odds after the
@@ -508,6 +507,6 @@ def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame
     panel = simulate_panel(
         n_items=n, n_judges=1, conditions=("original", "swap"), seed=seed, **knobs
     )
-    pairs = order_pairs(panel.data)  # the one-judge contract's view (judgerisk.orders)
+    pairs = order_pairs(panel.data)  # the one-judge contract's view (judgerisk.panel)
     gold = panel.truth.items["gold"].reindex(pairs.index).to_numpy()
     return pairs[["logit_fwd", "logit_rev"]].assign(gold=gold).reset_index()

@@ -50,7 +50,7 @@ def test_gold_required_when_asked():
 
 # ------------------------------------------------------------------ one contract: the panel
 def test_a_pair_table_and_its_panel_are_one_judge_in_both_orders(tmp_path):
-    from judgerisk.orders import order_pairs, pairs_to_panel
+    from judgerisk.panel import order_pairs, pairs_to_panel
     from judgerisk.selective.confidence import bpe
     from judgerisk.selective.one_judge import bpe_table
 
@@ -72,7 +72,7 @@ def test_a_pair_table_and_its_panel_are_one_judge_in_both_orders(tmp_path):
 
 
 def test_a_panel_in_one_order_only_is_refused_in_one_line():
-    from judgerisk.orders import pairs_to_panel
+    from judgerisk.panel import pairs_to_panel
 
     panel = pairs_to_panel(simulate_pairs(5, seed=0))
     with pytest.raises(PanelError, match="seen in one order only"):

@@ -22,8 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgerisk.orders import order_pairs  # re-exported: the one-judge view
-from judgerisk.panel import CONDITIONS, validate_panel
+from judgerisk.panel import (
+    CONDITIONS,
+    order_pairs,  # re-exported: the one-judge view
+    validate_panel,
+)
 
 __all__ = [
     "extraction_agreement",

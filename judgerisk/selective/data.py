@@ -1,11 +1,11 @@
 """Reading one judge in both orders: a panel (the contract) or a side-by-side pair table.
 
-The one-judge data contract is the panel (:mod:`judgerisk.orders`): conditions ``original`` and
+The one-judge data contract is the panel (:mod:`judgerisk.panel`): conditions ``original`` and
 ``swap`` of one judge. BPE and SCOPE (chapters "Bidirectional Preference Entropy" and "SCOPE's
 guarantee") read its side-by-side view, one row per item ``item, logit_fwd, logit_rev[, gold]``
-(:func:`judgerisk.orders.order_pairs`). :func:`load_single_judge` reads a file that is either a
+(:func:`judgerisk.panel.order_pairs`). :func:`load_single_judge` reads a file that is either a
 panel or such a pair table (converted by the one converter,
-:func:`judgerisk.orders.pairs_to_panel`) and returns the view; :func:`validate_single_judge`
+:func:`judgerisk.panel.pairs_to_panel`) and returns the view; :func:`validate_single_judge`
 does the same for a table in memory. Errors name the file, the column, and the offending rows.
 """
 
@@ -15,8 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgerisk.orders import PAIR_COLUMNS, order_pairs, pairs_to_panel
-from judgerisk.panel import PanelError, read_table
+from judgerisk.panel import PAIR_COLUMNS, PanelError, order_pairs, pairs_to_panel, read_table
 
 __all__ = ["SINGLE_JUDGE_COLUMNS", "load_single_judge", "validate_single_judge"]
 

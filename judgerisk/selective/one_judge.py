@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgerisk.orders import both_orders
-from judgerisk.panel import PanelError
+from judgerisk.panel import PanelError, both_orders
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.scope import scope_threshold
 from judgerisk.validation import check_alpha
@@ -47,7 +46,7 @@ def bpe_table(
     SCOPE paper §2.2 (BPE) and §2.3 (the threshold); book chapter on one judge.
     """
     try:
-        both = both_orders(panel)  # the one-judge contract's view (judgerisk.orders)
+        both = both_orders(panel)  # the one-judge contract's view (judgerisk.panel)
     except PanelError as exc:
         raise PanelError(f"BPE needs each item in both orders: {exc}") from None
     if both.empty:
