@@ -9,11 +9,14 @@ perturbation families, which declare the others, are in :mod:`judgerisk.families
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 __all__ = [
     "ACCELERATIONS",
+    "ANALYSIS",
+    "AnalysisSettings",
     "ReportSettings",
     "ScoreSettings",
     "SelectSettings",
@@ -25,8 +28,10 @@ __all__ = [
     "InputError",
     "ORIGINAL",
     "OptionError",
+    "COUNT_MINIMA",
     "check_accelerate",
     "check_alpha",
+    "check_count",
 ]
 
 #: Default number of cross-fitting repetitions (library, command line, chapters): the count
@@ -119,6 +124,34 @@ def check_alpha(alpha: float | str) -> float:
     return a
 
 
+#: The smallest value of each count option. One table for the settings objects, the library
+#: functions and the command line (all check counts with :func:`check_count`): K-fold
+#: cross-fitting needs three folds (fit, reference and evaluation are three different folds).
+COUNT_MINIMA: dict[str, int] = {"n_folds": 3, "seed": 0, "n_boot": 1, "n_seeds": 1, "n_splits": 1}
+
+
+def check_count(name: str, value: object, minimum: int | None = None) -> int:
+    """A count option (``n_folds``, ``n_seeds``, ``n_boot``, ...) as an ``int``, or an
+    :class:`OptionError` naming it.
+
+    The bound is :data:`COUNT_MINIMA`'s for ``name`` (1 for a name it does not list) unless
+    ``minimum`` is given. Booleans and non-integers (``2.5``, ``"3"``) are refused.
+
+    Examples
+    --------
+    >>> check_count("n_folds", 5)
+    5
+    >>> check_count("n_folds", 2)
+    Traceback (most recent call last):
+    ...
+    judgerisk.options.OptionError: n_folds must be an integer >= 3, got 2
+    """
+    lo = COUNT_MINIMA.get(name, 1) if minimum is None else minimum
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
+        raise OptionError(f"{name} must be an integer >= {lo}, got {value!r}")
+    return int(value)
+
+
 class _Settings:
     """What the settings objects share: defaults overridden by a mapping, and back to one."""
 
@@ -141,10 +174,61 @@ class _Settings:
         return asdict(self)  # type: ignore[call-overload]
 
 
-def _check_positive(settings: object, *names: str) -> None:
+def _check_counts(settings: object, *names: str) -> None:
     for name in names:
-        if int(getattr(settings, name)) < 1:
-            raise OptionError(f"{name} must be >= 1, got {getattr(settings, name)!r}")
+        check_count(name, getattr(settings, name))
+
+
+@dataclass(frozen=True)
+class AnalysisSettings(_Settings):
+    """The analyses' shared defaults: one object every function reads its default from.
+
+    :data:`ANALYSIS` is the instance the signatures use (``fractions=ANALYSIS.fractions``), so
+    the split fractions, the bootstrap size and the thresholds are written once (a test greps
+    the package for other copies). Pass another value to a function to change it there.
+
+    Attributes
+    ----------
+    fractions : tuple of three floats, default (0.5, 0.3, 0.2)
+        Fit / reference / evaluation shares of the paper's random splits (methods reference
+        §2: "fit, reference and evaluation splits in a 50/30/20 ratio").
+    n_boot : int, default 2000
+        Bootstrap resamples of the items in the paired comparisons.
+    hc_threshold : float, default 0.8
+        Share of the judges that must agree for an item to be high-consensus.
+    prob_threshold : float, default 0.8
+        The same for the probability-weighted consensus (mean canonical probability of the
+        winning answer).
+    level : float, default 0.95
+        Confidence level of the bootstrap intervals.
+    elevated_z : float, default 0.9
+        A signal's z at or above which an item's explanation calls it elevated.
+    min_verdict_mass : float, default 0.5
+        Share of the judge's probability on the two verdict tokens below which extraction
+        warns (the prompt does not elicit a verdict).
+    """
+
+    _command = "analysis"
+
+    fractions: tuple[float, float, float] = (0.5, 0.3, 0.2)
+    n_boot: int = 2000
+    hc_threshold: float = 0.8
+    prob_threshold: float = 0.8
+    level: float = 0.95
+    elevated_z: float = 0.9
+    min_verdict_mass: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_count("n_boot", self.n_boot)
+        if len(self.fractions) != 3 or abs(sum(self.fractions) - 1.0) > 1e-9:
+            raise OptionError(f"fractions must be three shares summing to 1, got {self.fractions}")
+        for name in ("hc_threshold", "prob_threshold", "level", "min_verdict_mass"):
+            if not 0.0 < getattr(self, name) <= 1.0:
+                raise OptionError(f"{name} must be in (0, 1], got {getattr(self, name)!r}")
+
+
+#: The analyses' defaults (:class:`AnalysisSettings`), read by every function's signature.
+ANALYSIS = AnalysisSettings()
 
 
 @dataclass(frozen=True)
@@ -165,6 +249,14 @@ class ReportSettings(_Settings):
         Random calibration/test splits of the validity check (gold only).
     accelerate : str, default "anderson"
         The LMM's solver (:data:`ACCELERATIONS`).
+    aggregators : tuple of str or None, default None
+        Aggregators the report compares (the first one's verdict is certified); ``None`` is
+        :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote, Dawid–Skene,
+        then every aggregator registered beyond the built-ins).
+    certified_scores : tuple of str or None, default None
+        Risk scores whose certified decisions the report compares; ``None`` is
+        :data:`judgerisk.risk.registry.CERTIFIED` (SCUR, PE, then every score registered
+        beyond the built-ins).
     """
 
     n_seeds: int = 3
@@ -172,11 +264,13 @@ class ReportSettings(_Settings):
     alpha: float = 0.1
     n_splits: int = 1000
     accelerate: str = DEFAULT_ACCELERATE
+    aggregators: tuple[str, ...] | None = None
+    certified_scores: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         check_alpha(self.alpha)
         check_accelerate(self.accelerate)
-        _check_positive(self, "n_seeds", "n_splits")
+        _check_counts(self, "n_seeds", "seed", "n_splits")
 
 
 @dataclass(frozen=True)
@@ -190,12 +284,14 @@ class ScoreSettings(_Settings):
         Repetitions of the cross-fitting.
     seed : int, default 0
         First split's seed.
-    aggregators : tuple of str, default ("majority", "dawid_skene")
-        Aggregators whose verdicts and posteriors are added to the score table.
+    aggregators : tuple of str or None, default None
+        Aggregators whose verdicts and posteriors are added to the score table; ``None`` is
+        :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote, Dawid–Skene,
+        then every aggregator registered beyond the built-ins).
     protocol : str, default "kfold"
         Way of drawing the cross-fitting splits (:data:`PROTOCOLS`).
     n_folds : int, default 5
-        Folds of each repetition under ``"kfold"``.
+        Folds of each repetition under ``"kfold"`` (at least 3, :data:`COUNT_MINIMA`).
     accelerate : str, default "anderson"
         The LMM's solver (:data:`ACCELERATIONS`).
     """
@@ -204,14 +300,14 @@ class ScoreSettings(_Settings):
 
     n_seeds: int = DEFAULT_REPEATS
     seed: int = 0
-    aggregators: tuple[str, ...] = ("majority", "dawid_skene")
+    aggregators: tuple[str, ...] | None = None
     protocol: str = PROTOCOLS[0]
     n_folds: int = 5
     accelerate: str = DEFAULT_ACCELERATE
 
     def __post_init__(self) -> None:
         check_accelerate(self.accelerate)
-        _check_positive(self, "n_seeds", "n_folds")
+        _check_counts(self, "n_seeds", "seed", "n_folds")
         if self.protocol not in PROTOCOLS:
             raise OptionError(f"protocol must be one of {PROTOCOLS}, got {self.protocol!r}")
 

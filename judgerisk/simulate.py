@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.families import FAMILIES, get_family, parse_condition
-from judgerisk.panel import CONDITIONS, ORIGINAL, validate_panel
+from judgerisk.options import check_count
+from judgerisk.panel import CONDITIONS, ORIGINAL, order_pairs, validate_panel
 from judgerisk.validation import to_labels
 
 __all__ = [
@@ -293,8 +294,8 @@ def simulate_panel(
         raise ValueError(f"conditions must be names (strings), got {list(conditions)!r}")
     if ORIGINAL not in conditions:
         raise ValueError(f"conditions must include {ORIGINAL!r}, got {conditions}")
-    if n_items < 1 or n_judges < 1:
-        raise ValueError("n_items and n_judges must be positive")
+    check_count("n_items", n_items)
+    check_count("n_judges", n_judges)
     if not 0 <= k["n_spammers"] <= n_judges:
         raise ValueError(f"n_spammers={k['n_spammers']} must lie in [0, n_judges]")
     rng = np.random.default_rng(seed)
@@ -494,7 +495,9 @@ def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame
     Returns
     -------
     pandas.DataFrame
-        ``item, logit_fwd, logit_rev, gold``: ``logit_fwd`` is the canonical log-odds
+        :func:`judgerisk.panel.order_pairs` of the simulated one-judge panel (conditions
+        ``original`` and ``swap``), with the true label as ``gold``:
+        ``item, logit_fwd, logit_rev, gold``; ``logit_fwd`` is the canonical log-odds
         that A wins with A shown first, ``logit_rev`` the canonical log-odds after the
         swap (log P(original A wins) - log P(original B wins), i.e. the judge's
         ``log P("B") - log P("A")`` on the swapped prompt).
@@ -504,13 +507,6 @@ def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame
     panel = simulate_panel(
         n_items=n, n_judges=1, conditions=("original", "swap"), seed=seed, **knobs
     )
-    wide = panel.data.pivot(index="item", columns="condition", values="logit")
-    out = pd.DataFrame(
-        {
-            "item": wide.index.to_numpy(),
-            "logit_fwd": wide["original"].to_numpy(),
-            "logit_rev": wide["swap"].to_numpy(),
-            "gold": panel.truth.items["gold"].reindex(wide.index).to_numpy(),
-        }
-    )
-    return out
+    pairs = order_pairs(panel.data)  # the one-judge contract's view (judgerisk.panel)
+    gold = panel.truth.items["gold"].reindex(pairs.index).to_numpy()
+    return pairs[["logit_fwd", "logit_rev"]].assign(gold=gold).reset_index()

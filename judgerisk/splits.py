@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from judgerisk.options import DEFAULT_REPEATS, PROTOCOLS
+from judgerisk.options import ANALYSIS, DEFAULT_REPEATS, PROTOCOLS, check_count
 
 __all__ = [
     "DEFAULT_REPEATS",
@@ -48,14 +48,14 @@ __all__ = [
 SPLIT_NAMES: tuple[str, str, str] = ("fit", "reference", "evaluation")
 
 
-def split_counts(n: int, fractions: Sequence[float] = (0.5, 0.3, 0.2)) -> tuple[int, int, int]:
+def split_counts(n: int, fractions: Sequence[float] = ANALYSIS.fractions) -> tuple[int, int, int]:
     """Exact split sizes for ``n`` items by the largest-remainder rule.
 
     Parameters
     ----------
     n : int
         Number of items (>= 0).
-    fractions : sequence of three floats, default (0.5, 0.3, 0.2)
+    fractions : sequence of three floats, default ``ANALYSIS.fractions``
         Non-negative shares of fit, reference and evaluation items, summing to 1
         (within 1e-9).
 
@@ -92,7 +92,7 @@ def split_counts(n: int, fractions: Sequence[float] = (0.5, 0.3, 0.2)) -> tuple[
 
 
 def split_items(
-    items: Iterable, seed: int | None, fractions: Sequence[float] = (0.5, 0.3, 0.2)
+    items: Iterable, seed: int | None, fractions: Sequence[float] = ANALYSIS.fractions
 ) -> pd.Series:
     """Assign each item at random to the fit, reference or evaluation split.
 
@@ -103,7 +103,7 @@ def split_items(
     seed : int or None
         Seed of :func:`numpy.random.default_rng`; the same seed and item set always give
         the same split. ``None`` draws fresh entropy (not reproducible).
-    fractions : sequence of three floats, default (0.5, 0.3, 0.2)
+    fractions : sequence of three floats, default ``ANALYSIS.fractions``
         Shares of fit, reference and evaluation items; sizes follow
         :func:`split_counts` exactly.
 
@@ -163,12 +163,11 @@ def fold_labels(items: Iterable, seed: int | None, n_folds: int = 5) -> pd.Serie
         Fold number 0 .. K-1 by item (sorted, index name ``"item"``), named ``"fold"``. Fold
         sizes differ by at most one.
     """
-    if isinstance(n_folds, bool) or int(n_folds) != n_folds or n_folds < 3:
-        raise ValueError(f"n_folds must be an integer >= 3, got {n_folds!r}")
+    n_folds = check_count("n_folds", n_folds)
     index = split_items(items, seed, (1.0, 0.0, 0.0)).index
     perm = np.random.default_rng(seed).permutation(len(index))
     folds = np.empty(len(index), dtype=np.int64)
-    folds[perm] = np.arange(len(index)) % int(n_folds)
+    folds[perm] = np.arange(len(index)) % n_folds
     return pd.Series(folds, index=index, name="fold")
 
 
@@ -197,7 +196,7 @@ def cross_fit_splits(
     seed: int = 0,
     protocol: str = "kfold",
     n_folds: int = 5,
-    fractions: Sequence[float] = (0.5, 0.3, 0.2),
+    fractions: Sequence[float] = ANALYSIS.fractions,
 ) -> list[tuple[int, int, pd.Series]]:
     """Every fit / reference / evaluation split of a cross-fitting run, in order.
 
@@ -217,7 +216,7 @@ def cross_fit_splits(
         (:func:`split_items` with ``fractions``).
     n_folds : int, default 5
         K of ``"kfold"`` (K = 5: 60 / 20 / 20).
-    fractions : three floats, default (0.5, 0.3, 0.2)
+    fractions : three floats, default ``ANALYSIS.fractions``
         Fit / reference / evaluation shares of ``"paper"``.
 
     Returns
@@ -240,8 +239,7 @@ def cross_fit_splits(
     """
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    if isinstance(n_repeats, bool) or int(n_repeats) != n_repeats or n_repeats < 1:
-        raise ValueError(f"the number of repetitions must be an integer >= 1, got {n_repeats!r}")
+    check_count("n_repeats", n_repeats)
     items = list(items) if not hasattr(items, "__len__") else items
     out = []
     for s in range(seed, seed + int(n_repeats)):

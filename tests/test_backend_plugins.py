@@ -50,7 +50,9 @@ def test_entry_point_backend_is_opened_by_name(tmp_path):
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() == "['hf', 'gguf', 'openai', 'toy'] ToyJudge m {'flag': 1}"
+    names, rest = out.strip().split("] ")
+    assert names.startswith("['hf', 'gguf', 'openai', ") and names.endswith("'toy'")
+    assert rest == "ToyJudge m {'flag': 1}"
 
 
 def test_a_factory_is_accepted_in_place_of_a_name():

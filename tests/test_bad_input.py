@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, build_parser, main
+from judgerisk.options import OptionError
 from judgerisk.panel import PanelError, load_panel, read_table, validate_panel
 from judgerisk.provenance import OutputPathError, check_output_path
 from judgerisk.risk.signals import riskiest, scur_scores
@@ -153,7 +154,7 @@ def test_5_negative_seed_names_the_option(command, capsys):
 def test_5_api_options_are_checked(small):
     with pytest.raises(PanelError, match="panel_scores"):
         certify_panel(small, panel_scores=["foo"], n_splits=5)
-    with pytest.raises(PanelError, match="n_seeds"):
+    with pytest.raises(OptionError, match="n_seeds"):  # the one count check
         score_panel(small, n_seeds=0)
     res = scur_scores(small, seed=0, lmm_params=FAST["lmm_params"])
     with pytest.raises(PanelError, match="non-negative"):

@@ -112,12 +112,13 @@ def test_risk_score_contract(name, panel, scur, family_scur):
     else:
         probs = to_wide(panel, "p", ORIGINAL)
         votes = verdicts(panel, ORIGINAL)
-        values = risk_score_table(probs, votes, fit, target, [name])[name]
-        again = risk_score_table(probs, votes, fit, target, [name])[name]
+        # the whole panel (every condition) goes to the scores that read it
+        values = risk_score_table(probs, votes, fit, target, [name], panel=panel)[name]
+        again = risk_score_table(probs, votes, fit, target, [name], panel=panel)[name]
         pd.testing.assert_series_equal(values, again)  # deterministic
         if score.needs_fit:
             with pytest.raises(ValueError, match="fit_items"):
-                risk_score_table(probs, votes, None, target, [name])
+                risk_score_table(probs, votes, None, target, [name], panel=panel)
     assert values.index.equals(target) and np.isfinite(values.to_numpy(float)).all()
 
 

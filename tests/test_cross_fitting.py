@@ -46,7 +46,7 @@ def test_paper_protocol_leaves_items_unevaluated():
 def test_bad_protocol_and_counts():
     with pytest.raises(ValueError, match="protocol"):
         cross_fit_splits(range(10), 1, protocol="bootstrap")
-    with pytest.raises(ValueError, match="repetitions"):
+    with pytest.raises(ValueError, match="n_repeats must be an integer >= 1"):
         cross_fit_splits(range(10), 0)
     with pytest.raises(ValueError, match="n_folds"):
         fold_labels(range(10), 0, n_folds=2)

@@ -64,8 +64,13 @@ def _ah(qid, s1, s2, judge="j1"):
     }
 
 
-def test_registry_lists_the_five_formats_in_order():
-    assert list(IMPORTERS) == ["fastchat", "arena_hard", "alpaca_eval", "lm_eval", "crowdkit"]
+def test_registry_lists_the_shipped_formats_in_order():
+    from judgerisk.importers.registry import BUILTIN_FORMATS
+
+    shipped = ["fastchat", "arena_hard", "alpaca_eval", "lm_eval", "crowdkit"]
+    builtins = [imp.name for imp in BUILTIN_FORMATS]  # a format added by the recipe included
+    assert builtins[: len(shipped)] == shipped
+    assert list(IMPORTERS)[: len(builtins)] == builtins
     with pytest.raises(PanelError, match="unknown import format 'nope'"):
         import_judgments("nope", FILES["crowdkit"])
     with pytest.raises(PanelError, match="takes no option"):

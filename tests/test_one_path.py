@@ -126,8 +126,9 @@ def test_score_and_select_settings_are_the_cli_and_library_defaults():
     score = ScoreSettings().as_parameters()
     args = build_parser().parse_args(["score", "p.csv", "-o", "s.csv"])
     cli = {k: getattr(args, k) for k in score if hasattr(args, k)}
-    assert isinstance(args.aggregators, tuple)  # --aggregators a,b is parsed into a tuple
-    assert cli == {k: v for k, v in score.items() if k != "n_folds"}
+    given = build_parser().parse_args(["score", "p.csv", "-o", "s.csv", "--aggregators", "a,b"])
+    assert given.aggregators == ("a", "b")  # --aggregators a,b is parsed into a tuple
+    assert cli == score
     library = inspect.signature(score_panel).parameters
     assert {k: library[k].default for k in score if k in library} == {
         k: v for k, v in score.items() if k != "accelerate"

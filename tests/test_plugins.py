@@ -100,7 +100,7 @@ def test_plugin_appears_wherever_the_builtins_do(plugin_env, tmp_path):
     )
     got = json.loads(out)
     assert got["aggregators"][:5] == ["majority", "dawid_skene", "mace", "glad", "care"]
-    assert got["aggregators"][5:] == ["first_judge"]
+    assert got["aggregators"][-1] == "first_judge"  # after every built-in, whatever they are
     assert got["baselines"][-1] == "flip_share" and "flip_share" in got["compared"]
     assert (got["label"], got["color"]) == ("First judge", "#123456")
     assert got["score_label"] == "flip_share" and got["uses_panel"] is True
@@ -111,29 +111,27 @@ def test_plugin_appears_wherever_the_builtins_do(plugin_env, tmp_path):
     assert "flip_share" in got["risk_table"]
 
 
-def test_plugin_in_the_command_line(plugin_env, tmp_path):
+def test_plugin_in_the_command_line_and_the_report(plugin_env, tmp_path):
+    """With no option, a plug-in's aggregator and score reach ``score``, ``report`` and the
+    report's certification (their defaults are the registries' reported sets)."""
     panel, scores = tmp_path / "panel.csv", tmp_path / "scores.csv"
+    report = tmp_path / "report.html"
     run = [sys.executable, "-m", "judgerisk.cli"]
     kw = dict(capture_output=True, text=True, env=plugin_env, cwd=tmp_path)
     sim = subprocess.run([*run, "simulate", "-o", str(panel), "--n-items", "60"], **kw)
     assert sim.returncode == 0, sim.stderr
-    proc = subprocess.run(
-        [
-            *run,
-            "score",
-            str(panel),
-            "-o",
-            str(scores),
-            "--n-seeds",
-            "1",
-            "--aggregators",
-            "majority,first_judge",
-        ],
-        **kw,
-    )
+    proc = subprocess.run([*run, "score", str(panel), "-o", str(scores), "--n-seeds", "1"], **kw)
     assert proc.returncode == 0, proc.stderr
     header = scores.read_text().splitlines()[0].split(",")
-    assert {"flip_share", "first_judge", "first_judge_posterior"} <= set(header)
+    assert {"flip_share", "majority", "first_judge", "first_judge_posterior"} <= set(header)
+    record = json.loads(scores.with_name(scores.name + ".provenance.json").read_text())
+    assert record["parameters"]["aggregators"] is None  # the default: the reported set
+    argv = [*run, "report", str(panel), "-o", str(report), "--n-seeds", "1", "--n-splits", "20"]
+    proc = subprocess.run(argv, **kw)
+    assert proc.returncode == 0, proc.stderr
+    page = report.read_text()
+    assert "First judge" in page  # the aggregators' table and the riskiest items
+    assert "flip_share (panel)" in page  # its certified decisions
 
 
 def test_a_broken_plugin_warns_and_leaves_the_builtins(tmp_path):

@@ -151,6 +151,14 @@ class Registry(Generic[T]):
         rest = [k for k in self._entries if k not in self.builtins]
         return [(k, self._entries[k]) for k in (*first, *rest)]
 
+    def reported(self, builtins: Sequence[str]) -> NameView:
+        """A live view of ``builtins`` (a documented subset of the built-ins) followed by every
+        name registered beyond the built-ins (plug-ins and methods registered at run time): the
+        default of the surfaces (score table, report, certification) that would be too slow or
+        too long with every built-in, so that an extension reaches them without an option."""
+        keep = set(builtins)
+        return NameView(lambda: [k for k, _ in self.items() if k in keep or k not in self.builtins])
+
     def names(self, where: Callable[[T], bool] | None = None) -> NameView:
         """A live view of the registered names (those whose entry satisfies ``where``)."""
         return NameView(self, where)

@@ -99,7 +99,9 @@ def aggregate(
     Notes
     -----
     Verdict = A iff posterior > 1/2 (exactly 1/2 counts as B, like a zero margin), except for
-    majority ties, broken by the mean probability (:meth:`MajorityVote.decide`).
+    majority ties, broken by the mean probability (:func:`~judgerisk.aggregators.majority.majority_tie_rule`):
+    the verdicts are the aggregator's :attr:`~BaseAggregator.labels_` for the fit items and
+    :meth:`~BaseAggregator.predict` for the others, given the same probabilities.
     """
     est = make_aggregator(method, random_state=random_state, **options)
     panel = validate_panel(panel, conditions=None)
@@ -110,15 +112,18 @@ def aggregate(
         table = table.astype(np.float64)
     items = table.index
     fit_idx = check_item_subset(items, fit_items)
-    est.fit(table.loc[fit_idx])
-    if len(fit_idx) == len(items):
-        post = est.posterior_
-    else:
+    est.fit(table.loc[fit_idx], probs.loc[fit_idx])
+    post, verdict = est.posterior_, est.labels_
+    if len(fit_idx) < len(items):
         rest = items[~items.isin(fit_idx)]
-        post = pd.concat([est.posterior_, est.posterior(table.loc[rest])]).reindex(items)
-    p = post.to_numpy(dtype=np.float64)
+        post = pd.concat([post, est.posterior(table.loc[rest])]).reindex(items)
+        verdict = pd.concat([verdict, est.predict(table.loc[rest], probs.loc[rest])]).reindex(items)
     return pd.DataFrame(
-        {"item": items, "verdict": est.decide(p, probs.reindex(items)), "posterior": p}
+        {
+            "item": items,
+            "verdict": verdict.to_numpy(),
+            "posterior": post.to_numpy(dtype=np.float64),
+        }
     ).reset_index(drop=True)
 
 

@@ -23,12 +23,15 @@ from judgerisk.validation import align_judges, check_probs, check_votes, to_labe
 
 __all__ = [
     "AGGREGATORS",
+    "REPORTED_AGGREGATORS",
     "BaseAggregator",
     "aggregator_name",
     "get_aggregator",
     "make_aggregator",
     "register_aggregator",
+    "reported_aggregators",
     "unregister_aggregator",
+    "voted_probs",
 ]
 
 
@@ -88,19 +91,17 @@ class BaseAggregator(ABC):
         """Fit on an item x judge table (the one named by :attr:`uses`). Returns ``self``.
 
         ``probs`` (canonical probabilities, same shape) is optional side information that only
-        rules which break ties by probability read (majority vote).
+        rules which break ties by probability read (majority vote); :attr:`labels_` uses it.
         """
         table = self._dense_unless_supported(table)
         arr: Any = self._check(table)  # a CellTable for a rule that supports_cells
         if arr.shape[0] == 0 or arr.shape[1] == 0:
             raise ValueError(f"{type(self).__name__}: the table is empty (shape {arr.shape})")
         self.judges_ = pd.Index(table.columns)
-        post = self._fit(arr, table) if probs is None else self._fit_with(arr, table, probs)
+        self._fit_probs = voted_probs(table, probs)
+        post = self._fit(arr, table)
         self.posterior_ = pd.Series(post, index=table.index.copy(), name="posterior")
         return self
-
-    def _fit_with(self, arr: np.ndarray, table: pd.DataFrame, probs: pd.DataFrame) -> np.ndarray:
-        return self._fit(arr, table)
 
     def _dense_unless_supported(self, table: pd.DataFrame) -> pd.DataFrame:
         if isinstance(table, CellTable) and not self.supports_cells:
@@ -132,10 +133,16 @@ class BaseAggregator(ABC):
         """Verdicts "A"/"B" from posteriors: A iff P(A) > 1/2 (exactly 1/2 counts as B)."""
         return to_labels(np.asarray(posterior, dtype=np.float64) > 0.5)
 
-    def predict(self, table: pd.DataFrame) -> pd.Series:
-        """Verdicts ("A"/"B") for (new) items with the fitted parameters frozen."""
+    def predict(self, table: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.Series:
+        """Verdicts ("A"/"B") for (new) items with the fitted parameters frozen.
+
+        ``probs`` plays the part it plays in :meth:`fit`: given the same table and
+        probabilities, ``predict`` and :attr:`labels_` give the same verdicts (one tie rule,
+        :meth:`decide`).
+        """
         post = self.posterior(table)
-        return pd.Series(self.decide(post.to_numpy()), index=post.index, name="verdict")
+        verdict = self.decide(post.to_numpy(), voted_probs(table, probs))
+        return pd.Series(verdict, index=post.index, name="verdict")
 
     def fit_predict(self, table: pd.DataFrame, probs: pd.DataFrame | None = None) -> pd.Series:
         """Fit on ``table`` (and the optional ``probs``, as in :meth:`fit`); return :attr:`labels_`."""
@@ -143,15 +150,45 @@ class BaseAggregator(ABC):
 
     @property
     def labels_(self) -> pd.Series:
-        """Verdicts ("A"/"B") of the fitted items."""
+        """Verdicts ("A"/"B") of the fitted items, ties decided with the ``probs`` given to ``fit``."""
         self._check_fitted()
         post = self.posterior_
-        return pd.Series(self.decide(post.to_numpy()), index=post.index, name="verdict")
+        verdict = self.decide(post.to_numpy(), getattr(self, "_fit_probs", None))
+        return pd.Series(verdict, index=post.index, name="verdict")
 
     def __repr__(self) -> str:
         params = inspect.signature(type(self).__init__).parameters
         shown = [f"{k}={getattr(self, k)!r}" for k in params if k != "self" and hasattr(self, k)]
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+def voted_probs(table: Any, probs: Any) -> Any:
+    """``probs`` aligned to ``table`` (its rows and judges), kept only where ``table`` has a vote.
+
+    The one alignment every verdict API applies before :meth:`BaseAggregator.decide`; a
+    probability missing where a vote is observed is an error, one present where the vote is
+    missing is ignored. ``None`` passes through.
+    """
+    if probs is None:
+        return None
+    if isinstance(table, CellTable):  # a sparse table: the probabilities of its voted cells
+        cells = probs if isinstance(probs, CellTable) else CellTable.from_frame(probs)
+        voted = cells.reindex(table.index).align_columns(table.columns, "probs").on(table)
+        if len(voted.values) < len(table.values):
+            raise ValueError("probs is missing where votes are observed")
+        return voted
+    if isinstance(probs, CellTable):
+        probs = probs.to_frame()
+    p = probs.reindex(index=table.index, columns=table.columns).astype(np.float64)
+    observed = table.notna().to_numpy()
+    missing = np.isnan(p.to_numpy()) & observed
+    if missing.any():
+        row, col = np.argwhere(missing)[0]
+        raise ValueError(
+            f"probs is missing where votes are observed ({int(missing.sum())} cell(s); first: "
+            f"item {table.index[row]!r}, judge {table.columns[col]!r})"
+        )
+    return p.where(observed)
 
 
 def _adopt(name: str, obj: Any) -> None:
@@ -265,3 +302,13 @@ def make_aggregator(
 #: Names accepted by :func:`judgerisk.aggregators.aggregate`, in registration order (the order
 #: used by reports and figures). A live view of the registry: a newly registered rule appears.
 AGGREGATORS: Sequence[str] = _REGISTRY.names()
+#: The aggregators a score table and a report show by default: majority vote and Dawid–Skene
+#: (the fast built-ins; MACE, GLAD and CARE on request), then every rule registered beyond the
+#: five built-ins, so a plug-in or a rule registered at run time reaches ``judgerisk score``
+#: and ``judgerisk report`` without an option. A live view.
+REPORTED_AGGREGATORS: Sequence[str] = _REGISTRY.reported(("majority", "dawid_skene"))
+
+
+def reported_aggregators(names: Sequence[str | BaseAggregator] | None) -> tuple:
+    """``names`` as a tuple, or :data:`REPORTED_AGGREGATORS` for ``None`` (the default)."""
+    return tuple(REPORTED_AGGREGATORS if names is None else names)

@@ -13,6 +13,7 @@ from scipy.special import expit
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
 from judgerisk.cells import CellTable, is_sparse
+from judgerisk.options import check_count
 from judgerisk.validation import binary_indicators, check_votes
 
 __all__ = ["DawidSkene", "check_votes"]
@@ -145,8 +146,7 @@ class DawidSkene(BaseAggregator):
     def _fit(self, arr: np.ndarray | CellTable, table: pd.DataFrame) -> np.ndarray:
         if self.smoothing < 0:
             raise ValueError(f"smoothing must be >= 0, got {self.smoothing}")
-        if self.max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1, got {self.max_iter}")
+        check_count("max_iter", self.max_iter)
         if isinstance(arr, CellTable):
             n_obs, n_a = arr.row_count(), arr.row_sum()
         else:

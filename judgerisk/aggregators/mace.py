@@ -12,6 +12,7 @@ import pandas as pd
 from scipy.special import digamma, expit
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.options import check_count
 from judgerisk.validation import binary_indicators
 
 __all__ = ["MACE"]
@@ -150,8 +151,7 @@ class MACE(BaseAggregator):
 
     def _fit(self, arr: np.ndarray, table: pd.DataFrame) -> np.ndarray:
         y1, y0 = binary_indicators(arr)
-        if self.n_restarts < 1:
-            raise ValueError(f"n_restarts must be >= 1, got {self.n_restarts}")
+        check_count("n_restarts", self.n_restarts)
         rng = np.random.default_rng(self.random_state)
         best: tuple[tuple[np.ndarray, ...], float] | None = None
         for _ in range(self.n_restarts):

@@ -33,10 +33,11 @@ import argparse
 import dataclasses
 import importlib
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from judgerisk.options import OptionError, check_alpha
+from judgerisk.options import COUNT_MINIMA, OptionError, check_alpha, check_count
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -62,6 +63,7 @@ __all__ = [
     "count",
     "get_command",
     "names",
+    "count_of",
     "positive_int",
     "say",
     "seed",
@@ -130,6 +132,22 @@ def _integer(text: str, lo: int, what: str) -> int:
     if value < lo:
         raise argparse.ArgumentTypeError(f"expected {what}, got {text}")
     return value
+
+
+def count_of(name: str) -> Callable[[str], int]:
+    """The argument type of the count option ``name`` (``--n-folds``, ``--n-seeds``): an
+    integer checked by :func:`judgerisk.options.check_count`, the library's own check."""
+
+    def parse(text: str) -> int:
+        try:
+            return check_count(name, int(text))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{name} must be an integer >= {COUNT_MINIMA.get(name, 1)}, got {text!r}"
+            ) from None
+
+    parse.__name__ = name  # argparse names the type in its error message
+    return parse
 
 
 def positive_int(text: str) -> int:

@@ -16,13 +16,20 @@ from judgerisk.cli.common import (
     alpha,
     check_output,
     command_record,
+    count_of,
+    names,
     positive_int,
     say,
     seed,
     settings_from,
 )
-from judgerisk.cli.score import ACCELERATE_HELP, panel_sizes
-from judgerisk.options import ACCELERATIONS, ReportSettings
+from judgerisk.cli.score import (
+    ACCELERATE_HELP,
+    AGGREGATORS_DEFAULT,
+    check_aggregators,
+    panel_sizes,
+)
+from judgerisk.options import ACCELERATIONS, OptionError, ReportSettings
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -49,7 +56,7 @@ class Report(Command):
         rs = ReportSettings()  # the report's one set of defaults
         p.add_argument(
             "--n-seeds",
-            type=positive_int,
+            type=count_of("n_seeds"),
             default=rs.n_seeds,
             help="repetitions of 5-fold cross-fitting averaged in SCUR",
         )
@@ -57,12 +64,26 @@ class Report(Command):
         p.add_argument("--alpha", type=alpha, default=rs.alpha, help="target false discovery rate")
         p.add_argument(
             "--n-splits",
-            type=positive_int,
+            type=count_of("n_splits"),
             default=rs.n_splits,
             help="calibration/test splits (gold only)",
         )
         p.add_argument(
             "--accelerate", choices=ACCELERATIONS, default=rs.accelerate, help=ACCELERATE_HELP
+        )
+        p.add_argument(
+            "--aggregators",
+            type=names,
+            default=rs.aggregators,
+            help="comma-separated aggregators to compare, the first one certified "
+            f"(default: {AGGREGATORS_DEFAULT})",
+        )
+        p.add_argument(
+            "--certified-scores",
+            type=names,
+            default=rs.certified_scores,
+            help="comma-separated risk scores whose certified decisions to compare (default: "
+            "scur,pe, then every risk score registered beyond the built-ins)",
         )
         p.add_argument("--timeout", type=positive_int, default=600, help="seconds per cell")
         add_progress(p)
@@ -73,6 +94,8 @@ class Report(Command):
         from judgerisk.panel import load_panel
         from judgerisk.report.build import render_report
 
+        check_aggregators(args.aggregators)  # None (the default) stays None in the record
+        check_certified_scores(args.certified_scores)
         # the output and the panel are checked before the record hashes the panel (its
         # warnings are the report's to show: render_report reads it again)
         check_output(args, args.output, (args.panel,), suffixes=(".html", ".htm"))
@@ -122,6 +145,19 @@ class Report(Command):
             record, record["inputs"]["panel"]["path"], _settings(record).as_parameters()
         )
         return compare_visible(path.read_text(encoding="utf-8"), page, rtol, atol)
+
+
+def check_certified_scores(names: tuple[str, ...] | None) -> tuple[str, ...]:
+    """``--certified-scores`` resolved (``None``: SCUR, PE and the registered extensions)."""
+    from judgerisk.risk.registry import CERTIFIED, COMPARED
+
+    resolved = tuple(CERTIFIED if names is None else names)
+    unknown = [n for n in resolved if n not in COMPARED]
+    if unknown:
+        raise OptionError(
+            f"--certified-scores: unknown risk score(s) {unknown}; choose among {list(COMPARED)}"
+        )
+    return resolved
 
 
 def _settings(record: dict) -> ReportSettings:

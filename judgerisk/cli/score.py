@@ -14,6 +14,7 @@ from judgerisk.cli.common import (
     add_progress,
     check_output,
     command_record,
+    count_of,
     names,
     panel_size,
     positive_int,
@@ -27,13 +28,25 @@ from judgerisk.options import ACCELERATIONS, PROTOCOLS, OptionError, ScoreSettin
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
 
-__all__ = ["COMMAND", "ACCELERATE_HELP", "Score", "panel_sizes"]
+__all__ = [
+    "COMMAND",
+    "ACCELERATE_HELP",
+    "AGGREGATORS_DEFAULT",
+    "Score",
+    "check_aggregators",
+    "panel_sizes",
+]
 
 #: The help of ``--accelerate`` (``score`` and ``report``).
 ACCELERATE_HELP = (
     "LMM fitting: 'anderson' (Anderson-accelerated sweeps, same fixed point as the "
     "plain sweeps, converges where they drift), 'lbfgs' (the exact minimiser) or 'none' (the plain "
     "sweeps of the latent measurement model's fit)"
+)
+
+#: What ``--aggregators`` means when not given (``score`` and ``report``).
+AGGREGATORS_DEFAULT = (
+    "majority,dawid_skene, then every aggregator registered beyond the five built-ins"
 )
 
 
@@ -63,7 +76,7 @@ class Score(Command):
         ss = ScoreSettings()  # the score command's one set of defaults
         p.add_argument(
             "--n-seeds",
-            type=positive_int,
+            type=count_of("n_seeds"),
             default=ss.n_seeds,
             help="repetitions of the cross-fitting (each scores every item once)",
         )
@@ -73,6 +86,12 @@ class Score(Command):
             default=ss.protocol,
             help="'kfold': repeated 5-fold cross-fitting; 'paper': the paper's independent "
             "random fit/reference/evaluation splits (some items may stay unscored)",
+        )
+        p.add_argument(
+            "--n-folds",
+            type=count_of("n_folds"),
+            default=ss.n_folds,
+            help="folds K of each repetition under --protocol kfold (at least 3)",
         )
         # removed with the top-up: refused with a one-line error (exit 2) if given
         p.add_argument(
@@ -84,7 +103,7 @@ class Score(Command):
             type=names,
             default=ss.aggregators,
             help="comma-separated aggregators whose verdicts (and *_posterior) to add "
-            f"(default: {','.join(ss.aggregators)})",
+            f"(default: {AGGREGATORS_DEFAULT})",
         )
         p.add_argument(
             "--accelerate", choices=ACCELERATIONS, default=ss.accelerate, help=ACCELERATE_HELP
@@ -98,8 +117,8 @@ class Score(Command):
         from judgerisk.panel import load_panel
 
         check_output(args, args.output, (args.panel,))
+        check_aggregators(args.aggregators)  # None (the default) stays None in the record
         settings = settings_from(ScoreSettings, vars(args))
-        _check_aggregators(settings.aggregators)
         panel = load_panel(args.panel)
         record = command_record(args, {"panel": (args.panel, len(panel))})
         say(args, f"scoring {panel_size(panel)} with {settings.n_seeds} repetition(s)")
@@ -160,14 +179,17 @@ def _score(
         )
 
 
-def _check_aggregators(names: tuple[str, ...]) -> None:
-    from judgerisk.aggregators.aggregate import AGGREGATORS
+def check_aggregators(names: tuple[str, ...] | None) -> tuple[str, ...]:
+    """``--aggregators`` resolved (``None``: the registry's reported set) and checked."""
+    from judgerisk.aggregators.base import AGGREGATORS, reported_aggregators
 
-    unknown = [n for n in names if n not in AGGREGATORS]
+    resolved = reported_aggregators(names)
+    unknown = [n for n in resolved if n not in AGGREGATORS]
     if unknown:
         raise OptionError(
             f"--aggregators: unknown aggregator(s) {unknown}; choose among {list(AGGREGATORS)}"
         )
+    return resolved
 
 
 COMMAND = Score()

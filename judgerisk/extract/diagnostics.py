@@ -22,7 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgerisk.panel import CONDITIONS, validate_panel
+from judgerisk.panel import (
+    CONDITIONS,
+    order_pairs,  # re-exported: the one-judge view
+    validate_panel,
+)
 
 __all__ = [
     "extraction_agreement",
@@ -144,36 +148,6 @@ def first_position_rate(panel: pd.DataFrame) -> pd.Series:
     first = np.where(panel["swapped"].to_numpy(bool), ~chose_a, chose_a)
     conds = list(pd.unique(panel["condition"]))
     return pd.Series(first, index=panel.index).groupby(panel["condition"]).mean().reindex(conds)
-
-
-def order_pairs(
-    panel: pd.DataFrame, forward: str = "original", reverse: str = "swap", judge: str | None = None
-) -> pd.DataFrame:
-    """One judge's canonical logits in the two answer orders, one row per item.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Indexed by item: ``logit_fwd`` (condition ``forward``), ``logit_rev`` (``reverse``) and
-        ``gold`` when present; items missing either order are left out and counted in
-        ``attrs["n_incomplete"]``.
-    """
-    if judge is not None:
-        panel = panel[panel["judge"] == judge]
-    if panel["judge"].nunique() != 1:
-        raise ValueError(f"need one judge, got {sorted(panel['judge'].unique())}; pass judge=")
-    wide = panel.pivot_table(index="item", columns="condition", values="logit")
-    missing = [c for c in (forward, reverse) if c not in wide.columns]
-    if missing:
-        raise ValueError(f"condition(s) {missing} not in the panel")
-    out = wide[[forward, reverse]].rename(columns={forward: "logit_fwd", reverse: "logit_rev"})
-    n_all = len(out)
-    out = out.dropna()
-    if "gold" in panel.columns:
-        out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(out.index)
-    out.columns.name = None
-    out.attrs["n_incomplete"] = n_all - len(out)
-    return out
 
 
 def always_first(

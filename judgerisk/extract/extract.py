@@ -40,6 +40,7 @@ from judgerisk.extract.parts import (
 from judgerisk.extract.prompts import perturbation_settings, render_chats, rendered_prompts
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
 from judgerisk.families import DECLARED, is_declared
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import CONDITIONS, validate_panel
 
 __all__ = [
@@ -184,7 +185,7 @@ def extract_logprobs(
     *,
     template: Any = "pairwise_v1",
     chat_template: str | None = None,
-    min_verdict_mass: float = 0.5,
+    min_verdict_mass: float = ANALYSIS.min_verdict_mass,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Verdict-token log-probabilities of a judge on every item under every condition.
@@ -318,7 +319,7 @@ def run_judge(
     out_dir: str | os.PathLike | None = None,
     progress: bool = False,
     template: Any = "pairwise_v1",
-    min_verdict_mass: float = 0.5,
+    min_verdict_mass: float = ANALYSIS.min_verdict_mass,
     provenance: dict | None = None,
     seed: int = 0,
 ) -> pd.DataFrame:

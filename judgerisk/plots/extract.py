@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import validate_panel
 from judgerisk.plots import style
 
@@ -47,7 +48,9 @@ def plot_condition_logits(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def plot_verdict_mass(panel: pd.DataFrame, ax: Axes | None = None, threshold: float = 0.5) -> Axes:
+def plot_verdict_mass(
+    panel: pd.DataFrame, ax: Axes | None = None, threshold: float = ANALYSIS.min_verdict_mass
+) -> Axes:
     """Histogram of ``verdict_mass = P("A") + P("B")`` (share of the vocabulary on the verdicts).
 
     Parameters
@@ -55,7 +58,7 @@ def plot_verdict_mass(panel: pd.DataFrame, ax: Axes | None = None, threshold: fl
     panel : DataFrame
         Output of :func:`judgerisk.extract.extract_logprobs` (needs ``verdict_mass``).
     ax : matplotlib Axes, optional
-    threshold : float
+    threshold : float, default ``ANALYSIS.min_verdict_mass``
         The low-mass warning threshold of the extractor, drawn as a dashed line.
 
     Returns

@@ -113,6 +113,7 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
             panel,
             n_seeds=settings["n_seeds"],
             seed=settings["seed"],
+            aggregators=settings["aggregators"],
             scur_options=accelerate_options(settings["accelerate"]),
             progress=progress,
         )
@@ -365,7 +366,8 @@ def render_report(
         reproduce["command_text"] = command_text(shown)
         nb_params = {
             "panel_path": str(panel_path),
-            **params,
+            # papermill writes a tuple as its text: a list is a list in the notebook
+            **{k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
             "scores_path": str(scores_pq),
             "warnings_text": attrs.get("warnings", []),
             "provenance": reproduce,

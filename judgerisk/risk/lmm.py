@@ -32,6 +32,7 @@ from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from judgerisk.cells import is_sparse
+from judgerisk.options import check_count
 from judgerisk.panel import PanelArrays, PanelError, encode_panel, validate_panel
 from judgerisk.risk.lmm_solver import (
     BLOCKS,
@@ -223,15 +224,13 @@ class LatentMeasurementModel:
                 f"update_order={tuple(self.update_order)!r} must be a permutation of {BLOCKS}"
             )
         check_accelerate(self.accelerate)
-        if int(self.n_restarts) < 1:
-            raise ValueError(f"n_restarts={self.n_restarts!r} must be >= 1")
+        check_count("n_restarts", self.n_restarts)
         if not 1 <= int(self.max_iter) <= int(self.max_iter_extended):
             raise ValueError(
                 f"need 1 <= max_iter ({self.max_iter}) <= max_iter_extended "
                 f"({self.max_iter_extended})"
             )
-        if int(self.patience) < 1:
-            raise ValueError(f"patience={self.patience!r} must be >= 1")
+        check_count("patience", self.patience)
         return lam
 
     # ---------------------------------------------------------------- fit

@@ -22,6 +22,7 @@ import pandas as pd
 from sklearn.metrics import roc_auc_score
 
 from judgerisk.cells import CellTable
+from judgerisk.options import ANALYSIS
 from judgerisk.validation import tie_blocks
 
 __all__ = [
@@ -342,7 +343,7 @@ def consensus_share(votes: pd.DataFrame) -> pd.Series:
     return pd.Series(np.maximum(n_a, n - n_a) / n, index=votes.index, name="consensus_share")
 
 
-def high_consensus(votes: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
+def high_consensus(votes: pd.DataFrame, threshold: float = ANALYSIS.hc_threshold) -> pd.Series:
     """High-consensus mask: at least ``threshold`` of the judges give the same original verdict.
 
     Parameters
@@ -350,7 +351,7 @@ def high_consensus(votes: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
     votes : pandas.DataFrame
         Item x judge original-condition verdicts (1.0/0.0/NaN), e.g.
         :func:`judgerisk.panel.verdicts`.
-    threshold : float, default 0.8
+    threshold : float, default ``ANALYSIS.hc_threshold``
         Minimum share of the majority verdict (4 of 5 judges pass at 0.8).
 
     Returns
@@ -367,7 +368,9 @@ def high_consensus(votes: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
     return (share >= threshold - _EPS).rename("high_consensus")
 
 
-def probability_high_consensus(probs: pd.DataFrame, threshold: float = 0.8) -> pd.Series:
+def probability_high_consensus(
+    probs: pd.DataFrame, threshold: float = ANALYSIS.prob_threshold
+) -> pd.Series:
     """Probability-based high consensus: max(p̄, 1 − p̄) of the panel mean is at least ``threshold``.
 
     Parameters
@@ -375,7 +378,7 @@ def probability_high_consensus(probs: pd.DataFrame, threshold: float = 0.8) -> p
     probs : pandas.DataFrame or pandas.Series
         Item x judge original-condition probabilities p_ij0 (``to_wide(panel, "p")``), whose row
         means over the available judges are p̄^llm; or a Series that already holds p̄^llm by item.
-    threshold : float, default 0.8
+    threshold : float, default ``ANALYSIS.hc_threshold``
 
     Returns
     -------

@@ -23,6 +23,7 @@ from judgerisk.families import FAMILIES
 
 __all__ = [
     "BASELINES",
+    "CERTIFIED",
     "COMPARED",
     "COMPONENTS",
     "RISK_SCORES",
@@ -173,6 +174,10 @@ COMPONENTS: Sequence[str] = NameView(lambda: ("U", "C", *_family_components()))
 BASELINES: Sequence[str] = _REGISTRY.names(lambda s: s.kind == "baseline")
 #: The scores the error-ranking analyses compare: SCUR, then every baseline-kind score.
 COMPARED: Sequence[str] = _REGISTRY.names(lambda s: s.kind != "component")
+#: The scores whose certified decisions a report compares: SCUR and PE (the paper's two), then
+#: every score registered beyond the built-ins, so an extension reaches the certification
+#: without an option. A live view.
+CERTIFIED: Sequence[str] = _REGISTRY.reported(("scur", "pe"))
 
 
 def register_risk_score(

@@ -28,7 +28,7 @@ Public API (stable; other modules code against it)
     ``kind="debiased"`` needs the fitted ``lmm`` (``delta_``, ``kappa_``, ``sigma_``).
 ``combine_scur(z) -> Series "scur"``
     ``1 - prod max(1 - z, 1e-12)`` over the columns ``z_U, z_C, z_S`` present in ``z``.
-``scur_scores(panel, seed, splits=(0.5, 0.3, 0.2), c_kind="xent", s_kind="prob",
+``scur_scores(panel, seed, splits=ANALYSIS.fractions, c_kind="xent", s_kind="prob",
 u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf", split=None,
 check_input=True, s_families=None) -> ScurResult`` (``split``: a given fold of
 :func:`judgerisk.splits.cross_fit_splits`)
@@ -86,6 +86,7 @@ from scipy.special import entr
 
 from judgerisk.cells import is_sparse
 from judgerisk.families import FAMILIES, family_pairs, get_family, reported_families
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import ORIGINAL, PanelError, validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
@@ -575,7 +576,7 @@ def _normalise(
 def scur_scores(
     panel: pd.DataFrame,
     seed: int,
-    splits: Sequence[float] = (0.5, 0.3, 0.2),
+    splits: Sequence[float] = ANALYSIS.fractions,
     c_kind: str = "xent",
     s_kind: str = "prob",
     u_conditions: str = "original",
@@ -597,7 +598,7 @@ def scur_scores(
     seed : int
         Seed of the item split (:func:`judgerisk.splits.split_items`) and the LMM's
         ``random_state``; the same seed gives identical numbers.
-    splits : sequence of three floats, default (0.5, 0.3, 0.2)
+    splits : sequence of three floats, default ``ANALYSIS.fractions``
         Fit / reference / evaluation fractions.
     c_kind : {"xent", "residual"}, default "xent"
         Variant of C (:func:`signal_c`).
@@ -894,7 +895,10 @@ def _judge_by_condition(rows: pd.DataFrame, value: str) -> pd.DataFrame:
 
 
 def explain(
-    result: ScurResult, item: Any, panel: pd.DataFrame | None = None, threshold: float = 0.9
+    result: ScurResult,
+    item: Any,
+    panel: pd.DataFrame | None = None,
+    threshold: float = ANALYSIS.elevated_z,
 ) -> ItemExplanation:
     """The scores of one reference or evaluation item and the responses behind them.
 
@@ -907,7 +911,7 @@ def explain(
     panel : pandas.DataFrame, optional
         Panel to read the judges' responses from; default ``result.predictions`` (which
         holds every observed cell of the scored items).
-    threshold : float, default 0.9
+    threshold : float, default ``ANALYSIS.elevated_z``
         A signal counts as elevated in ``reason`` when its z is at least this.
 
     Returns
@@ -943,7 +947,10 @@ def explain(
 
 
 def riskiest(
-    result: ScurResult, n: int = 10, split: str = "evaluation", threshold: float = 0.9
+    result: ScurResult,
+    n: int = 10,
+    split: str = "evaluation",
+    threshold: float = ANALYSIS.elevated_z,
 ) -> pd.DataFrame:
     """The ``n`` highest-SCUR items with their z's, vote split and reasons (Table-2-like).
 
@@ -952,7 +959,7 @@ def riskiest(
     result : ScurResult
     n : int, default 10
     split : {"evaluation", "reference"}, default "evaluation"
-    threshold : float, default 0.9
+    threshold : float, default ``ANALYSIS.elevated_z``
         z at or above which a signal is named as a reason.
 
     Returns

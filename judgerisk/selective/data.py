@@ -1,96 +1,76 @@
-"""The single-judge data contract: one row per item, ``item, logit_fwd, logit_rev, gold``.
+"""Reading one judge in both orders: a panel (the contract) or a side-by-side pair table.
 
-A judge queried in both answer orders gives, per item, the canonical log-odds that the
-original answer A wins with A shown first (``logit_fwd``) and after the order swap
-(``logit_rev``). This is what BPE and SCOPE need (chapters "Bidirectional Preference Entropy"
-and "SCOPE's guarantee"); ``gold`` is needed only to calibrate and to evaluate.
-:func:`load_single_judge` reads and checks such a file; :func:`validate_single_judge` checks
-a table already in memory. Errors name the file, the column, and the offending rows.
+The one-judge data contract is the panel (:mod:`judgerisk.panel`): conditions ``original`` and
+``swap`` of one judge. BPE and SCOPE (chapters "Bidirectional Preference Entropy" and "SCOPE's
+guarantee") read its side-by-side view, one row per item ``item, logit_fwd, logit_rev[, gold]``
+(:func:`judgerisk.panel.order_pairs`). :func:`load_single_judge` reads a file that is either a
+panel or such a pair table (converted by the one converter,
+:func:`judgerisk.panel.pairs_to_panel`) and returns the view; :func:`validate_single_judge`
+does the same for a table in memory. Errors name the file, the column, and the offending rows.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from judgerisk.panel import LOGIT_CLIP, PanelError, read_table
-from judgerisk.validation import offending_rows
+from judgerisk.panel import PAIR_COLUMNS, PanelError, order_pairs, pairs_to_panel, read_table
 
 __all__ = ["SINGLE_JUDGE_COLUMNS", "load_single_judge", "validate_single_judge"]
 
-#: Required columns (``gold`` is optional).
-SINGLE_JUDGE_COLUMNS = ("item", "logit_fwd", "logit_rev")
+#: Required columns of a pair table (``gold`` is optional).
+SINGLE_JUDGE_COLUMNS = PAIR_COLUMNS
 
 
 def validate_single_judge(
     df: pd.DataFrame, require_gold: bool = False, source: str = "the table"
 ) -> pd.DataFrame:
-    """Check a single-judge table and return a normalised copy.
+    """One judge in both orders, one row per item, from a panel or a pair table.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        Columns ``item, logit_fwd, logit_rev`` and optionally ``gold`` ("A"/"B").
+        A panel of one judge with the conditions ``original`` and ``swap`` (the contract), or
+        a pair table with columns ``item, logit_fwd, logit_rev`` and optionally ``gold``.
     require_gold : bool, default False
-        Demand a ``gold`` label on every row (calibration and evaluation need it).
+        Demand a ``gold`` label on every item (calibration and evaluation need it).
     source : str
         Named in error messages (e.g. the file path).
 
     Returns
     -------
     pandas.DataFrame
-        ``item`` (as given), ``logit_fwd`` and ``logit_rev`` as float64 clipped to
-        :math:`[-20, 20]`, ``gold`` when present; a fresh RangeIndex; no row is dropped.
+        ``item``, ``logit_fwd`` and ``logit_rev`` as float64 clipped to :math:`[-20, 20]`,
+        ``gold`` when present; a fresh RangeIndex. A pair table's rows are all kept (in item
+        order); a panel's items seen in one order only are left out, with an error saying so.
 
     Raises
     ------
     judgerisk.panel.PanelError
         Missing column, empty table, duplicate or missing items, non-numeric or non-finite
-        logits, gold other than "A"/"B" (or missing when required).
+        logits, gold other than "A"/"B" (or missing when required), a panel of several judges
+        or with items in one order only.
     """
-    missing = [c for c in SINGLE_JUDGE_COLUMNS if c not in df.columns]
-    if missing:
+    if "condition" in df.columns:
+        panel = df
+    else:
+        panel = pairs_to_panel(df, source=source)
+    try:
+        pairs = order_pairs(panel)
+    except (ValueError, PanelError) as exc:
+        raise PanelError(f"{source}: {exc}") from None
+    if pairs.attrs.get("n_incomplete"):
         raise PanelError(
-            f"{source}: missing column(s) {missing}; a single-judge file needs "
-            f"{list(SINGLE_JUDGE_COLUMNS)} and optionally 'gold' (found {list(df.columns)})"
+            f"{source}: {pairs.attrs['n_incomplete']} item(s) seen in one order only; one judge "
+            "in both orders needs each item in 'original' and 'swap'"
         )
-    if df.empty:
-        raise PanelError(f"{source}: the table has no rows")
-    out = df.reset_index(drop=True).copy()
-    bad = out["item"].isna()
-    if bad.any():
+    out = pairs.reset_index()
+    if require_gold and ("gold" not in out.columns or out["gold"].isna().any()):
+        missing = "no 'gold' column" if "gold" not in out.columns else "items without gold"
         raise PanelError(
-            f"{source}: column 'item' has missing ids; {offending_rows(out, bad, ['item'])}"
+            f"{source}: a 'gold' label ('A'/'B') is required on every item ({missing})"
         )
-    dup = out["item"].duplicated(keep=False)
-    if dup.any():
-        raise PanelError(
-            f"{source}: column 'item' must be unique (one row per item); "
-            f"{offending_rows(out, dup, ['item'])}"
-        )
-    for col in ("logit_fwd", "logit_rev"):
-        values = pd.to_numeric(out[col], errors="coerce")
-        bad = ~np.isfinite(values.to_numpy(dtype=float))
-        if bad.any():
-            raise PanelError(
-                f"{source}: column {col!r} must hold finite numbers; "
-                f"{offending_rows(out, bad, ['item', col])}"
-            )
-        out[col] = np.clip(values.to_numpy(dtype=np.float64), -LOGIT_CLIP, LOGIT_CLIP)
-    if "gold" in out.columns:
-        gold = out["gold"].astype("string").str.strip().str.upper()
-        bad = ~gold.isin(["A", "B"]).fillna(False).to_numpy(bool)
-        if not require_gold:
-            bad &= gold.notna().to_numpy(bool)
-        if bad.any():
-            raise PanelError(
-                f"{source}: column 'gold' must be 'A' or 'B'; {offending_rows(out, bad, ['item', 'gold'])}"
-            )
-        out["gold"] = gold.astype(object).where(gold.notna(), None)
-    elif require_gold:
-        raise PanelError(f"{source}: a 'gold' column ('A'/'B') is required here")
     return out
 
 

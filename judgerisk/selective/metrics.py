@@ -24,6 +24,7 @@ import numpy.typing as npt
 import pandas as pd
 from sklearn.metrics import average_precision_score, roc_auc_score
 
+from judgerisk.options import check_count
 from judgerisk.validation import as_binary, as_bool, as_float
 
 __all__ = [
@@ -98,8 +99,7 @@ def reliability_table(
     pandas.DataFrame
         One row per bin: ``bin, lower, upper, n, confidence, accuracy, gap`` (NaN for empty bins).
     """
-    if int(n_bins) < 1:
-        raise ValueError(f"n_bins must be >= 1, got {n_bins}")
+    check_count("n_bins", n_bins)
     c, y = _pair(confidence, correct)
     idx = _bin_index(c, int(n_bins))
     n = np.bincount(idx, minlength=n_bins)

@@ -10,14 +10,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from judgerisk.panel import ORIGINAL, PanelError, validate_panel
+from judgerisk.panel import PanelError, both_orders
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.scope import scope_threshold
 from judgerisk.validation import check_alpha
 
 __all__ = ["bpe_table"]
-
-_SWAP = "swap"
 
 
 def bpe_table(
@@ -47,14 +45,13 @@ def bpe_table(
     ----------
     SCOPE paper §2.2 (BPE) and §2.3 (the threshold); book chapter on one judge.
     """
-    panel = validate_panel(panel, conditions=None)
-    if _SWAP not in set(panel["condition"]):
-        raise PanelError("BPE needs each item in both orders: the panel has no 'swap' condition")
-    wide = panel.pivot_table(index=["item", "judge"], columns="condition", values="logit")
-    both = wide[[ORIGINAL, _SWAP]].dropna()
+    try:
+        both = both_orders(panel)  # the one-judge contract's view (judgerisk.panel)
+    except PanelError as exc:
+        raise PanelError(f"BPE needs each item in both orders: {exc}") from None
     if both.empty:
         raise PanelError("no (item, judge) was judged in both the 'original' and 'swap' orders")
-    fwd, rev = both[ORIGINAL].to_numpy(), both[_SWAP].to_numpy()
+    fwd, rev = both["logit_fwd"].to_numpy(), both["logit_rev"].to_numpy()
     sig = bpe(fwd, rev)
     p_bar = np.where(sig.pred == 1, sig.confidence, 1.0 - sig.confidence)
     # p_bar = 1/2 iff logit_fwd = -logit_rev: a tie, never silently A. Hard verdicts make the

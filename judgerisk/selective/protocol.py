@@ -38,6 +38,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._util.progress import progress_bar
+from judgerisk.options import check_count
 from judgerisk.selective.metrics import errors_of
 from judgerisk.selective.registry import (
     SELECTORS,
@@ -84,8 +85,7 @@ def _check_split_args(n: int, n_splits: int, cal_frac: float) -> int:
     n_cal = int(round(cal_frac * n))
     if not 1 <= n_cal <= n - 1:
         raise ValueError(f"cal_frac={cal_frac} leaves an empty half with n={n} items")
-    if int(n_splits) < 1:
-        raise ValueError(f"n_splits must be >= 1, got {n_splits}")
+    check_count("n_splits", n_splits)
     return n_cal
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from judgerisk.options import ANALYSIS
 from judgerisk.risk.baselines import BASELINES
 from judgerisk.studies.paired import compare_pairs, compare_scores
 from judgerisk.studies.pooled import ABLATION, OPTIONS
@@ -42,7 +43,7 @@ def ablation_table(
     pooled: pd.DataFrame,
     subsets: Sequence[str] = ("all", "hc", "matched"),
     *,
-    n_boot: int = 2000,
+    n_boot: int = ANALYSIS.n_boot,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
     """Every subset of the signals against all three, per item subset.
@@ -102,7 +103,7 @@ def option_table(
     subsets: Sequence[str] = ("all", "hc", "matched"),
     baselines: Sequence[str] = BASELINES,
     *,
-    n_boot: int = 2000,
+    n_boot: int = ANALYSIS.n_boot,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
     """Each reconstructed option of SCUR against the default, and against the baselines.
@@ -156,7 +157,7 @@ def family_table(
     option: str = "S debiased (log-odds)",
     subsets: Sequence[str] = ("all", "hc", "matched"),
     *,
-    n_boot: int = 2000,
+    n_boot: int = ANALYSIS.n_boot,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
     """Each S family alone on the log-odds scale against the probability scale.

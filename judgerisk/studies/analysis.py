@@ -33,6 +33,7 @@ import pandas as pd
 from judgerisk._util.progress import progress_bar
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.aggregators.base import BaseAggregator, get_aggregator
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import (
     ORIGINAL,
     PanelError,
@@ -286,9 +287,9 @@ def risk_table(
     methods: Sequence[str | RiskScore] = METHODS,
     aggregator: str = "majority",
     *,
-    fractions: Sequence[float] = (0.5, 0.3, 0.2),
-    hc_threshold: float = 0.8,
-    prob_threshold: float = 0.8,
+    fractions: Sequence[float] = ANALYSIS.fractions,
+    hc_threshold: float = ANALYSIS.hc_threshold,
+    prob_threshold: float = ANALYSIS.prob_threshold,
     scur_options: dict | None = None,
     aggregator_options: dict | None = None,
     aggregator_fit: str = "fit",
@@ -346,9 +347,9 @@ def evaluate_risk(
     n_jobs: int = 1,
     progress: bool = False,
     *,
-    fractions: Sequence[float] = (0.5, 0.3, 0.2),
-    hc_threshold: float = 0.8,
-    prob_threshold: float = 0.8,
+    fractions: Sequence[float] = ANALYSIS.fractions,
+    hc_threshold: float = ANALYSIS.hc_threshold,
+    prob_threshold: float = ANALYSIS.prob_threshold,
     scur_options: dict | None = None,
     aggregator_options: dict | None = None,
     aggregator_fit: str = "fit",

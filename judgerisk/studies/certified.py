@@ -58,8 +58,8 @@ import pandas as pd
 from judgerisk._util.progress import progress_bar
 from judgerisk._util.registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
-from judgerisk.aggregators.base import BaseAggregator, aggregator_name
-from judgerisk.options import ScoreSettings, SelectSettings
+from judgerisk.aggregators.base import BaseAggregator, aggregator_name, reported_aggregators
+from judgerisk.options import ScoreSettings, SelectSettings, check_count
 from judgerisk.panel import (
     ORIGINAL,
     PanelError,
@@ -70,7 +70,7 @@ from judgerisk.panel import (
 )
 from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
-from judgerisk.risk.registry import COMPONENTS
+from judgerisk.risk.registry import CERTIFIED, COMPONENTS
 from judgerisk.risk.signals import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import (
@@ -144,7 +144,7 @@ def score_panel(
     panel: pd.DataFrame,
     n_seeds: int = _SCORE.n_seeds,
     seed: int = _SCORE.seed,
-    aggregators: Sequence[str | BaseAggregator] = _SCORE.aggregators,
+    aggregators: Sequence[str | BaseAggregator] | None = _SCORE.aggregators,
     baselines: Sequence[str] = BASELINES,
     max_seeds: int | None = None,
     scur_options: dict | None = None,
@@ -167,8 +167,9 @@ def score_panel(
         number of independent random splits.
     seed : int, default 0
         First seed.
-    aggregators : sequence of str, default ("majority", "dawid_skene")
-        Aggregators (:func:`judgerisk.aggregators.aggregate.aggregate`) whose verdicts ("A"/"B") and
+    aggregators : sequence of str, optional
+        Default :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote,
+        Dawid–Skene, then every aggregator registered beyond the built-ins). Aggregators (:func:`judgerisk.aggregators.aggregate.aggregate`) whose verdicts ("A"/"B") and
         posteriors are added as columns ``<name>`` and ``<name>_posterior``.
     baselines : sequence of str, default all of :data:`judgerisk.risk.baselines.BASELINES`
         PE, VE, MSP, DS entropy (Dawid–Skene fitted on all items, label-free).
@@ -200,8 +201,11 @@ def score_panel(
     ------
     PanelError
         For a panel that breaks the contract (unknown condition names included), fewer than
-        two judges (:func:`judgerisk.panel.check_scorable`), or ``n_seeds`` / ``seed`` /
-        ``n_folds`` that are not integers of the right range, or a ``max_seeds``.
+        two judges (:func:`judgerisk.panel.check_scorable`), or a ``max_seeds``.
+    OptionError
+        For ``n_seeds`` / ``seed`` / ``n_folds`` that are not integers of the right range
+        (:func:`judgerisk.options.check_count`, the check of :class:`ScoreSettings` and the
+        command line).
 
     Notes
     -----
@@ -212,9 +216,8 @@ def score_panel(
     evaluation scores enter, and every item has R of them, so labelled and unlabelled items
     are treated identically (see the module docstring).
     """
-    _check_count("n_seeds", n_seeds)
-    _check_count("seed", seed, minimum=0)
-    _check_count("n_folds", n_folds, minimum=3)
+    for name, value in (("n_seeds", n_seeds), ("seed", seed), ("n_folds", n_folds)):
+        check_count(name, value)
     if max_seeds is not None:
         raise PanelError(
             f"max_seeds={max_seeds!r}: there is no top-up any more; every repetition scores "
@@ -256,7 +259,7 @@ def score_panel(
     if baselines:
         base = baseline_scores(unlabelled, fit_items=items, items=items, methods=tuple(baselines))
         out = out.join(base)
-    for method in aggregators:
+    for method in reported_aggregators(aggregators):
         name = aggregator_name(method)
         agg = aggregate(unlabelled, method, random_state=seed).set_index("item")
         out[name] = agg["verdict"].reindex(items)
@@ -278,12 +281,6 @@ def accelerate_options(accelerate: str | None = _SCORE.accelerate) -> dict[str, 
     """``scur_options`` for the command line's ``--accelerate`` (one of
     :data:`judgerisk.validation.ACCELERATIONS`)."""
     return {"lmm_params": {"accelerate": check_accelerate(accelerate)}}
-
-
-def _check_count(name: str, value: object, minimum: int = 1) -> None:
-    """An integer option of at least ``minimum``, or a :class:`PanelError` naming it."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise PanelError(f"{name} must be an integer >= {minimum}, got {value!r}")
 
 
 def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
@@ -505,7 +502,7 @@ def certify_panel(
     n_seeds: int = 5,
     seed: int = 0,
     verdict: str = "majority",
-    panel_scores: Sequence[str] = ("scur", "pe"),
+    panel_scores: Sequence[str] = CERTIFIED,
     single_judge: str | None = "best",
     scores: pd.DataFrame | None = None,
     scur_options: dict | None = None,
@@ -528,8 +525,10 @@ def certify_panel(
         Passed to :func:`score_panel` (ignored when ``scores`` is given).
     verdict : str, default "majority"
         Aggregator whose verdict is certified.
-    panel_scores : sequence of str, default ("scur", "pe")
-        Panel risk scores used as SCOPE's uncertainty.
+    panel_scores : sequence of str, default :data:`judgerisk.risk.registry.CERTIFIED`
+        Panel risk scores used as SCOPE's uncertainty: SCUR, PE, then every score registered
+        beyond the built-ins (those missing from a given ``scores`` table are skipped when
+        left at the default).
     single_judge : str or None, default "best"
         Judge whose BPE (own verdict, both orders) is the single-judge comparison; ``"best"`` =
         :func:`best_single_judge` (oracle choice); ``None`` skips it. Skipped with a warning when
@@ -556,6 +555,9 @@ def certify_panel(
     panel = validate_panel(panel)
     if "gold" not in panel.columns:
         raise PanelError("certify_panel needs a panel with a 'gold' column")
+    if panel_scores is CERTIFIED and scores is not None:  # the default: the scores present
+        panel_scores = [c for c in CERTIFIED if c in scores.columns]
+    panel_scores = list(panel_scores)
     unknown_scores = [c for c in panel_scores if scores is not None and c not in scores.columns]
     if scores is None:
         unknown_scores = [c for c in panel_scores if c not in RISK_SCORES]

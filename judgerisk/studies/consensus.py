@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import verdicts
 from judgerisk.risk.baselines import mean_probability
 from judgerisk.risk.metrics import (
@@ -30,7 +31,7 @@ __all__ = ["consensus_overview", "matched_groups_by_method", "distinct_within_pa
 
 
 def consensus_overview(
-    panel: pd.DataFrame, aggregator: str = "majority", threshold: float = 0.8
+    panel: pd.DataFrame, aggregator: str = "majority", threshold: float = ANALYSIS.hc_threshold
 ) -> pd.DataFrame:
     """Items, errors and error rate of all items and of the two high-consensus subsets.
 
@@ -47,7 +48,7 @@ def consensus_overview(
     aggregator : str, default "majority"
         Aggregator whose verdicts define the errors
         (:func:`judgerisk.studies.analysis.aggregate_errors`).
-    threshold : float, default 0.8
+    threshold : float, default ``ANALYSIS.hc_threshold``
         Consensus level of both definitions.
 
     Returns

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from judgerisk.options import ANALYSIS
 from judgerisk.risk.registry import BASELINES
 from judgerisk.splits import PROTOCOLS
 from judgerisk.studies.analysis import risk_context
@@ -55,7 +56,7 @@ def margin_curve(
     subset: str = "all",
     baseline: str | None = None,
     n_folds: int = 5,
-    n_boot: int = 2000,
+    n_boot: int = ANALYSIS.n_boot,
     scur_options: dict | None = None,
     aggregator: str = "majority",
 ) -> pd.DataFrame:
@@ -91,7 +92,16 @@ def margin_curve(
     repeats = sorted({int(r) for r in repeats})
     if not repeats or repeats[0] < 1:
         raise ValueError(f"repeats must be positive integers, got {repeats!r}")
-    ctx = risk_context(panel, aggregator, None, "all", (0.5, 0.3, 0.2), 0.8, 0.8, scur_options)
+    ctx = risk_context(
+        panel,
+        aggregator,
+        None,
+        "all",
+        ANALYSIS.fractions,
+        ANALYSIS.hc_threshold,
+        ANALYSIS.prob_threshold,
+        scur_options,
+    )
     seeds = range(seed, seed + repeats[-1])
     pooled = {
         protocol: [pool_tables(ctx, [t for rep in tables[:r] for t in rep]) for r in repeats]

@@ -26,6 +26,7 @@ import pandas as pd
 
 from judgerisk.families import FAMILIES, family_pairs, get_family, parse_condition, swapped_twin
 from judgerisk.families.builtin import LABEL_SETS
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import ORIGINAL, PanelError, gold_labels, validate_panel
 from judgerisk.risk.metrics import auroc
 from judgerisk.risk.signals import binary_entropy, signal_s
@@ -244,8 +245,8 @@ def score_intervals(
     scores: Sequence[str] | None = None,
     against: Sequence[str] = ("pe", "s_paper"),
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
     """AUROC of each score for the errors, with its interval and paired differences.

@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from judgerisk.options import ANALYSIS, check_count
 from judgerisk.panel import PanelError
 from judgerisk.risk.registry import BASELINES
 from judgerisk.studies.analysis import SUBSET_NAMES
@@ -180,8 +181,8 @@ def paired_auroc_difference(
     errors: npt.ArrayLike,
     groups: npt.ArrayLike | None = None,
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> PairedDifference:
     """Paired bootstrap of the AUROC difference of two scores over the same items.
@@ -194,9 +195,9 @@ def paired_auroc_difference(
         Error labels (positive class = error).
     groups : array-like, optional
         Vote patterns: compare only (error, correct) pairs within a pattern (matched votes).
-    n_boot : int, default 2000
+    n_boot : int, default ``ANALYSIS.n_boot``
         Bootstrap resamples of the items.
-    level : float, default 0.95
+    level : float, default ``ANALYSIS.level``
         Coverage of the percentile interval.
     random_state : int, optional
         Seed of the resamples (the same seed gives the same interval).
@@ -221,8 +222,7 @@ def paired_auroc_difference(
     b, _ = _check_inputs(score_b, errors, groups)
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be positive, got {n_boot}")
+    check_count("n_boot", n_boot)
     w = _bootstrap_counts(len(e), n_boot, random_state)  # items x resamples
     labels = _group_labels(groups, len(e))
     num_a, den = _resample_sums(a, e, labels, w)
@@ -242,8 +242,8 @@ def auroc_interval(
     scores: npt.ArrayLike,
     errors: npt.ArrayLike,
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> tuple[float, float, float]:
     """The AUROC of one score and its percentile bootstrap interval over items.
@@ -335,8 +335,8 @@ def compare_pairs(
     pairs: Sequence[tuple[str, str]],
     subsets: Sequence[str] = ("all", "hc", "matched"),
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
     """Paired AUROC differences of pairs of pooled scores, per subset.
@@ -426,8 +426,8 @@ def compare_scores(
     others: Sequence[str] | None = None,
     subsets: Sequence[str] = ("all", "hc", "matched"),
     *,
-    n_boot: int = 2000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     random_state: int | None = 0,
 ) -> pd.DataFrame:
     """Paired AUROC differences of one pooled score against others, per subset.

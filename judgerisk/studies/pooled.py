@@ -21,6 +21,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import validate_panel
 from judgerisk.risk.metrics import vote_patterns
 from judgerisk.risk.registry import BASELINES, risk_score_table
@@ -103,9 +104,9 @@ def pooled_scores(
     n_folds: int = 5,
     options: Mapping[str, dict] | None = None,
     ablation: bool = False,
-    fractions: Sequence[float] = (0.5, 0.3, 0.2),
-    hc_threshold: float = 0.8,
-    prob_threshold: float = 0.8,
+    fractions: Sequence[float] = ANALYSIS.fractions,
+    hc_threshold: float = ANALYSIS.hc_threshold,
+    prob_threshold: float = ANALYSIS.prob_threshold,
     scur_options: dict | None = None,
     aggregator: str = "majority",
     aggregator_options: dict | None = None,

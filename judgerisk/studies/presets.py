@@ -39,6 +39,7 @@ from importlib import resources
 
 import pandas as pd
 
+from judgerisk.options import ANALYSIS
 from judgerisk.studies.paired import compare_pairs
 from judgerisk.studies.pooled import ABLATION, OPTIONS
 
@@ -85,7 +86,9 @@ SWITCHES: dict[str, tuple[str, ...]] = {
 }
 
 
-def study_rows(pooled: pd.DataFrame, panel: str, real: bool, n_boot: int = 2000) -> pd.DataFrame:
+def study_rows(
+    pooled: pd.DataFrame, panel: str, real: bool, n_boot: int = ANALYSIS.n_boot
+) -> pd.DataFrame:
     """Every alternative against the paper's reading on one panel (all items).
 
     Parameters
@@ -163,7 +166,7 @@ def preset_options(choice: Mapping[str, str]) -> dict[str, str]:
 def options_study(
     panels: Mapping[str, tuple[pd.DataFrame, bool]],
     repeats: int = 3,
-    n_boot: int = 2000,
+    n_boot: int = ANALYSIS.n_boot,
     progress: bool = False,
 ) -> pd.DataFrame:
     """:func:`study_rows` of every panel: pooled scores with all options and the ablation.
@@ -174,7 +177,7 @@ def options_study(
         Display name -> (panel with gold, whether it is a real panel that votes).
     repeats : int, default 3
         Repetitions of 5-fold cross-fitting (:func:`judgerisk.studies.pooled.pooled_scores`).
-    n_boot : int, default 2000
+    n_boot : int, default ``ANALYSIS.n_boot``
     progress : bool, default False
         Print each panel's name when done.
 

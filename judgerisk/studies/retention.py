@@ -23,6 +23,7 @@ import pandas as pd
 from judgerisk._util.progress import progress_bar
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name
+from judgerisk.options import ANALYSIS
 from judgerisk.panel import validate_panel
 from judgerisk.risk.metrics import RETENTION_FRACTIONS, retention_table
 from judgerisk.risk.registry import RiskScore
@@ -90,7 +91,7 @@ def retention_analysis(
     rhos: Sequence[float] = RHOS,
     *,
     ties: str = "average",
-    fractions: Sequence[float] = (0.5, 0.3, 0.2),
+    fractions: Sequence[float] = ANALYSIS.fractions,
     aggregator_fit: str = "fit",
     scur_options: dict | None = None,
     progress: bool = False,
