@@ -64,6 +64,8 @@ _LAZY: dict[str, str] = {
     "load_smollm2_llmbar": "judgerisk.datasets.shipped",
     "load_smollm2_llmbar_families": "judgerisk.datasets.shipped",
     "load_smollm2_llmbar_generation": "judgerisk.datasets.shipped",
+    "family_pairs": "judgerisk.families",
+    "parse_condition": "judgerisk.families",
     "register_family": "judgerisk.families",
     "perturb_items": "judgerisk.extract.perturb",
     "ScurResult": "judgerisk.risk.signals",
@@ -86,7 +88,7 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
     )
     from judgerisk.extract import extract_logprobs, load_judge
     from judgerisk.extract.perturb import perturb_items
-    from judgerisk.families import register_family
+    from judgerisk.families import family_pairs, parse_condition, register_family
     from judgerisk.panel import (
         CONDITIONS,
         FAMILIES,
@@ -130,6 +132,7 @@ __all__ = [
     "evaluate_risk",
     "explain",
     "extract_logprobs",
+    "family_pairs",
     "load_judge",
     "load_judgebench_panel",
     "load_judgebench_reward_pairs",
@@ -142,6 +145,7 @@ __all__ = [
     "load_smollm2_llmbar_generation",
     "msp",
     "perturb_items",
+    "parse_condition",
     "pe",
     "predictive_probability",
     "register_family",
