@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_array
 
 __all__ = ["SPARSE_BELOW", "CellTable", "is_sparse", "as_dense"]
 
@@ -105,7 +109,7 @@ class CellTable:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(count > 0, self.row_sum(values) / np.maximum(count, 1), np.nan)
 
-    def matrix(self, values: np.ndarray | None = None):
+    def matrix(self, values: np.ndarray | None = None) -> csr_array:
         """A :class:`scipy.sparse.csr_array` of the cells (or of ``values``); zeros dropped."""
         from scipy import sparse
 

@@ -10,6 +10,7 @@ reason that has nothing to do with the answers' merit.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from judgerisk.families.base import (
     Draw,
@@ -51,7 +52,7 @@ class OrderFamily(Family):
     core = True
     has_variants = False
 
-    def pairs(self, conditions):
+    def pairs(self, conditions: Iterable[str]) -> list[tuple[str, str]]:
         present = condition_order(conditions)
         out = []
         for c in present:
