@@ -221,7 +221,7 @@ wheel-test: $(STAMP)
 	  | sort > before.md5
 	$(call cli_end_to_end,$(WHEEL_TEST)/run,env -u JUDGERISK_CHAPTERS $(abspath $(WHEEL_TEST))/venv/bin/judgerisk)
 	cd $(WHEEL_TEST)/run && env -u JUDGERISK_CHAPTERS ../venv/bin/judgerisk run 04 --small \
-	  -o chapter04.ipynb && test -s chapter04.html
+	  -o chapter04.html && test -s chapter04.html
 	cd $(WHEEL_TEST) && find "$$(sed 's/.*chapters: //' chapters.txt)/.." -type f -exec md5sum {} + \
 	  | sort | diff before.md5 - && echo "wheel-test: the installed chapters were left unchanged"
 
