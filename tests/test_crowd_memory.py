@@ -80,10 +80,12 @@ def _everything(panel: pd.DataFrame) -> dict:
 
 
 def _same(a, b) -> None:
+    # equal up to the order of floating-point sums (sparse and dense kernels differ, and by
+    # about 1e-11 relative on the oldest supported NumPy/SciPy)
     if isinstance(a, pd.DataFrame):
-        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-12, atol=1e-12)
+        pd.testing.assert_frame_equal(a, b, check_exact=False, rtol=1e-9, atol=1e-12)
     else:
-        pd.testing.assert_series_equal(a, b, check_exact=False, rtol=1e-12, atol=1e-12)
+        pd.testing.assert_series_equal(a, b, check_exact=False, rtol=1e-9, atol=1e-12)
 
 
 def test_the_sparse_path_gives_the_dense_numbers(small_crowd, monkeypatch):

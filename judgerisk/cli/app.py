@@ -107,6 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
+            # another library's deprecation notice is for its callers' developers, not for
+            # the user of a command (pandas 2.2 with pyarrow < 15 warns on every parquet read)
+            warnings.filterwarnings("ignore", category=DeprecationWarning)
+            warnings.filterwarnings("default", category=DeprecationWarning, module="judgerisk")
             warnings.filterwarnings("ignore", message="IProgress not found")
             warnings.showwarning = _show
             import numpy as np

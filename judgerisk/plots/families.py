@@ -126,12 +126,14 @@ def plot_padding_shift(panel: pd.DataFrame, ax: Axes | None = None) -> Axes:
     colour = style.color("verbosity")
     ax.boxplot(
         shifts,
-        tick_labels=labels,
         patch_artist=True,
         boxprops={"facecolor": colour, "alpha": 0.7},
         medianprops={"color": "black"},
         flierprops={"markersize": 2},
     )
+    # the labels set on the axis: boxplot's keyword is labels= before Matplotlib 3.9 and
+    # tick_labels= after it (the oldest supported Matplotlib is 3.7)
+    ax.set_xticks(range(1, len(labels) + 1), labels)
     ax.axhline(0.0, color="black", lw=0.8, ls=":")
     ax.set(xlabel=None, ylabel="change of P(padded answer wins)")
     return ax
