@@ -338,8 +338,8 @@ class Command(abc.ABC):
         p.set_defaults(func=self.run)
         return p
 
-    def add_arguments(self, p: argparse.ArgumentParser) -> None:
-        """Add the command's arguments and options to its parser."""
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:  # noqa: B027 (optional hook)
+        """Add the command's arguments and options to its parser (none by default)."""
 
     @abc.abstractmethod
     def run(self, args: argparse.Namespace) -> int:
