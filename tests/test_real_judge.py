@@ -166,3 +166,50 @@ def test_llmbar_items_match_the_panel_ids_and_gold():
     gold = shipped.drop_duplicates("item").set_index("item")["gold"].astype(str)
     assert set(gold.index) == set(items["item"])
     assert (items.set_index("item")["gold"].loc[gold.index] == gold).all()
+
+
+#: The conditions of the shipped families panel (recipes/smollm2_llmbar_families.py).
+FAMILY_CONDITIONS = ("label1", "swap_label1", "format1", "verbosity1", "verbosity2")
+
+
+def test_shipped_families_panel_joins_the_six_conditions_and_its_manifest_matches():
+    from judgerisk.datasets.shipped import SMOLLM2_LLMBAR_FAMILIES, load_smollm2_llmbar_families
+
+    panel = load_smollm2_llmbar_families()
+    man = shipped_manifest(SMOLLM2_LLMBAR_FAMILIES)
+    assert set(man["conditions"]) == set(FAMILY_CONDITIONS)
+    assert set(panel["condition"]) == set(CONDITIONS) | set(FAMILY_CONDITIONS)
+    assert panel["item"].nunique() == 419 and len(panel) == 419 * 11
+    assert man["extends"] == "smollm2_llmbar" and man["perturbation_seed"] == 0
+    assert man["template"] == shipped_manifest()["template"]
+    assert man["judge"] == shipped_manifest()["judge"]
+    assert "recipes/smollm2_llmbar_families.py" in man["command"]
+    lp = panel[["logprob_a", "logprob_b"]].to_numpy()
+    assert np.isfinite(lp).all() and (lp <= 0).all()
+    # the label family reads other verdict tokens, mapped back to the canonical A
+    label = panel[panel["condition"] == "label1"]
+    assert set(label["token_a"]) != set(panel.loc[panel["condition"] == "original", "token_a"])
+
+
+@needs_wheel
+@needs_data
+def test_live_reextraction_matches_the_shipped_family_logits(smollm2, three_items):
+    from judgerisk.datasets.shipped import load_smollm2_llmbar_families
+    from judgerisk.extract import extract_logprobs
+
+    model, tok = smollm2
+    live = extract_logprobs(
+        model,
+        tok,
+        three_items,
+        judge=SMOLLM2,
+        template="pairwise_v2",
+        conditions=("original", *FAMILY_CONDITIONS),
+        seed=0,
+    )
+    shipped = load_smollm2_llmbar_families()
+    both = live.merge(shipped, on=["item", "condition"], suffixes=("", "_shipped"))
+    assert len(both) == 3 * (1 + len(FAMILY_CONDITIONS))
+    for col in ("logprob_a", "logprob_b", "logit"):
+        np.testing.assert_allclose(both[col], both[f"{col}_shipped"], atol=1e-4, rtol=0)
+    assert (both["prompt_tokens"] == both["prompt_tokens_shipped"]).all()

@@ -8,9 +8,9 @@ the wall time, and the data's provenance and licences. Read it with :func:`load_
 
 ``smollm2_llmbar_families.parquet``: the same judge, template and items under the conditions of
 the label, format and verbosity perturbation families (:mod:`judgerisk.families`), written here
-by ``recipes/smollm2_llmbar_families.py`` (about 1,600 prompts of the in-process judge; this
-release does not carry it); :func:`load_smollm2_llmbar_families` joins it with the six
-conditions into one panel.
+by ``recipes/smollm2_llmbar_families.py`` (2,095 prompts of the in-process judge, perturbation
+seed 0; its manifest records the wall time); :func:`load_smollm2_llmbar_families` joins it with
+the six conditions into one panel.
 """
 
 from __future__ import annotations
@@ -118,8 +118,9 @@ def load_smollm2_llmbar_families() -> pd.DataFrame:
     Raises
     ------
     FileNotFoundError
-        When the families panel is not in this installation (this release does not carry it;
-        ``recipes/smollm2_llmbar_families.py`` in the judgerisk repository writes it here).
+        When the families panel is not in this installation (an installation that left the
+        package data out; ``recipes/smollm2_llmbar_families.py`` in the judgerisk repository
+        writes it here).
     """
     manifest = shipped_manifest(SMOLLM2_LLMBAR_FAMILIES)
     six = load_smollm2_llmbar()
