@@ -49,6 +49,7 @@ def test_a_failing_plugin_is_skipped_with_a_warning(monkeypatch):
 
 def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_decisions():
     import numpy as np
+    import pandas as pd
 
     from judgerisk.selective.protocol import split_protocol
     from judgerisk.selective.registry import SELECTORS, register_selector, unregister_selector
@@ -88,6 +89,20 @@ def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_de
         m_fast = fast[fast["method"] == "median"][cols].to_numpy()
         m_slow = slow[slow["method"] == "median"][cols].to_numpy()
         np.testing.assert_allclose(m_fast, m_slow)
+        # ... and reaches the certified table and figure of the report and chapter 11
+        from judgerisk.plots.certified import certified_table, plot_certified_summary
+        from judgerisk.simulate import simulate_panel
+        from judgerisk.studies.certified import certify_panel, summarize_certified
+
+        panel = simulate_panel(n_items=120, n_judges=3, seed=2).data
+        summary = summarize_certified(certify_panel(panel, n_splits=10, n_seeds=1))
+        table = certified_table(summary)
+        shown = list(pd.unique(table.index.get_level_values("selector")))
+        assert shown == ["SCOPE", "Median"]  # SCOPE first, then the plug-in
+        assert table.xs("Median", level="selector")["guarantee met"].isna().all()
+        assert certified_table(summary, "scope").index.names == ["score", "α"]
+        legend = plot_certified_summary(summary).legends[0]
+        assert "Median" in [t.get_text() for t in legend.get_texts()]
     finally:
         unregister_selector("median")
     assert "median" not in SELECTORS

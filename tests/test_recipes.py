@@ -153,8 +153,9 @@ def test_recipes_reach_score_and_report(env, tmp_path):
     argv = [*cli, "report", str(panel), "-o", str(page), "--n-seeds", "1", "--n-splits", "20"]
     _ok(_run(argv, env, tmp_path))
     html = page.read_text(encoding="utf-8")
-    for shown in ("My rule", "Judge spread (panel)", "Order flips (panel)"):
-        assert shown in html, shown  # the aggregators' table, the certified scores
+    # the aggregators' table, the certified scores and the certified selectors
+    for shown in ("My rule", "Judge spread (panel)", "Order flips (panel)", "Calibration median"):
+        assert shown in html, shown
 
 
 def test_risk_score_recipe_is_finite_on_a_one_condition_panel(env, tmp_path):

@@ -29,6 +29,7 @@ so ``judgerisk --help`` stays fast.
 
 from __future__ import annotations
 
+import abc
 import argparse
 import dataclasses
 import importlib
@@ -302,7 +303,7 @@ def panel_size(panel: pd.DataFrame) -> str:
 
 
 # --------------------------------------------------------------------------- the base class
-class Command:
+class Command(abc.ABC):
     """One subcommand: its parser, its run and, for ``verify``, the recompute of its outputs.
 
     A subclass sets :attr:`name`, :attr:`help` and :attr:`description` (and :attr:`epilog`),
@@ -337,12 +338,12 @@ class Command:
         p.set_defaults(func=self.run)
         return p
 
-    def add_arguments(self, p: argparse.ArgumentParser) -> None:
-        """Add the command's arguments and options to its parser."""
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:  # noqa: B027 (optional hook)
+        """Add the command's arguments and options to its parser (none by default)."""
 
+    @abc.abstractmethod
     def run(self, args: argparse.Namespace) -> int:
         """Do the work; returns the exit code."""
-        raise NotImplementedError
 
     # ---- what ``judgerisk verify`` asks of a command whose outputs it recomputes
     def load_inputs(self, record: dict) -> dict[str, pd.DataFrame]:
@@ -376,8 +377,10 @@ class Command:
         return read_table(path)
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
-        """The output table recomputed from the record's parameters and input tables."""
-        raise NotImplementedError(f"judgerisk verify does not recompute {self.name} outputs")
+        """The output table recomputed from the record's parameters and input tables (a command
+        whose :attr:`recomputable` is true overrides it; ``verify`` reads a ``TypeError`` as
+        "cannot tell")."""
+        raise TypeError(f"judgerisk verify does not recompute {self.name} outputs")
 
     def compare_output(
         self, path: Path, record: dict, loaded: dict, rtol: float, atol: float

@@ -226,7 +226,12 @@ class Family:
 
         ``draw`` gives deterministic choices from the perturbation seed (:class:`Draw`).
         """
-        raise NotImplementedError(f"family {self.name!r} does not render prompts")
+        from judgerisk.options import OptionError
+
+        raise OptionError(
+            f"family {self.name!r} has no rendering: its conditions can be validated and "
+            "scored in a panel, but not rendered from items (extract, perturb)"
+        )
 
     def simulation_sign(self, variant: int) -> float | None:
         """The simulator's direction of the shift of variant ``variant``.

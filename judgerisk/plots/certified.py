@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.lines import Line2D
 
 from judgerisk.plots import style
 from judgerisk.plots.tables import HEADERS
@@ -19,6 +23,9 @@ __all__ = [
     "validity_cells",
 ]
 
+#: Line styles of the selectors in :func:`plot_certified_summary` (SCOPE solid).
+_LINESTYLES: tuple[Any, ...] = ("-", ":", "-.", (0, (5, 1)))
+
 #: Readable headers of :func:`judgerisk.studies.certified.summarize_certified` columns.
 CERTIFIED_HEADERS = {
     **{k: HEADERS[k] for k in ("coverage_mean", "risk_mean", "risk_se")},
@@ -28,15 +35,31 @@ CERTIFIED_HEADERS = {
 }
 
 
-def plot_certified_summary(summary: pd.DataFrame, method: str = "scope") -> plt.Figure:
-    """Coverage and mean test FDP against alpha, one line per score.
+def _reported_methods(summary: pd.DataFrame, method: str | Sequence[str] | None) -> list[str]:
+    """The selectors to show: ``method`` (one name or several), or by default those of
+    :data:`judgerisk.selective.registry.REPORTED_SELECTORS` that ``summary`` holds (SCOPE and
+    every selector registered beyond the built-ins)."""
+    from judgerisk.selective.registry import REPORTED_SELECTORS
+
+    present = set(summary.index.get_level_values("method"))
+    if method is None:
+        return [m for m in REPORTED_SELECTORS if m in present]
+    return [method] if isinstance(method, str) else list(method)
+
+
+def plot_certified_summary(
+    summary: pd.DataFrame, method: str | Sequence[str] | None = None
+) -> plt.Figure:
+    """Coverage and mean test FDP against alpha, one line per score and selector.
 
     Parameters
     ----------
     summary : pandas.DataFrame
         :func:`judgerisk.studies.certified.summarize_certified` output (index score, method, alpha).
-    method : str, default "scope"
-        Selector shown.
+    method : str, sequence of str or None, default None
+        Selectors shown; ``None``: SCOPE and every selector registered beyond the built-ins
+        (:data:`judgerisk.selective.registry.REPORTED_SELECTORS`). A score keeps its colour;
+        each selector after the first is drawn with its own line style and named in the legend.
 
     Returns
     -------
@@ -44,32 +67,37 @@ def plot_certified_summary(summary: pd.DataFrame, method: str = "scope") -> plt.
         Left: coverage (share of test items accepted). Right: mean FDP with ±2 Monte-Carlo
         standard errors and the diagonal FDP = alpha (the certified level).
     """
+    methods = _reported_methods(summary, method)
     data = summary.reset_index()
-    data = data[data["method"] == method]
+    data = data[data["method"].isin(methods)]
     if data.empty:
-        raise ValueError(f"no rows for method {method!r} in the summary")
+        raise ValueError(f"no rows for method(s) {methods!r} in the summary")
     fig, (ax_c, ax_r) = style.subplots(1, 2, height=3.6)
-    for name, sub in data.groupby("score", sort=False):
-        ax_c.plot(
-            sub["alpha"], sub["coverage_mean"], marker="o", label=name, color=style.color(name)
-        )
+    styles = {m: _LINESTYLES[k % len(_LINESTYLES)] for k, m in enumerate(methods)}
+    for (m, name), sub in data.groupby(["method", "score"], sort=False):
+        line = dict(color=style.color(name), linestyle=styles[m])
+        ax_c.plot(sub["alpha"], sub["coverage_mean"], marker="o", **line)
         ax_r.errorbar(
-            sub["alpha"],
-            sub["risk_mean"],
-            yerr=2 * sub["risk_se"],
-            marker="o",
-            capsize=3,
-            label=name,
-            color=style.color(name),
+            sub["alpha"], sub["risk_mean"], yerr=2 * sub["risk_se"], marker="o", capsize=3, **line
         )
     lim = [0, float(data["alpha"].max()) * 1.1]
-    ax_r.plot(lim, lim, color="black", linestyle="--", linewidth=1, label="FDP = α")
+    ax_r.plot(lim, lim, color="black", linestyle="--", linewidth=1)
     ax_c.set(xlabel="α (target FDR)", ylabel="coverage", title="Accepted share")
     ax_r.set(xlabel="α (target FDR)", ylabel="mean test FDP", title="Error rate among accepted")
     ax_c.set_ylim(0, 1.02)
     ax_r.set_ylim(bottom=0)
-    handles, names = ax_r.get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncols=len(names), frameon=False)
+    # the legend: a colour per score, then (with several selectors) a line style per selector
+    handles = [
+        Line2D([], [], color=style.color(name), marker="o", label=name)
+        for name in pd.unique(data["score"])
+    ]
+    if len(methods) > 1:
+        handles += [
+            Line2D([], [], color="0.3", linestyle=styles[m], label=style.label(m)) for m in methods
+        ]
+    handles += [Line2D([], [], color="black", linestyle="--", linewidth=1, label="FDP = α")]
+    ncols = len(handles) if len(handles) <= 4 else (len(handles) + 1) // 2
+    fig.legend(handles=handles, loc="outside lower center", ncols=ncols, frameon=False)
     return fig
 
 
@@ -185,8 +213,10 @@ def plot_score_distribution(
     return fig
 
 
-def certified_table(summary: pd.DataFrame) -> pd.DataFrame:
-    """SCOPE rows of a summary with the evidence of ``valid`` beside it, readable headers.
+def certified_table(
+    summary: pd.DataFrame, method: str | Sequence[str] | None = None
+) -> pd.DataFrame:
+    """The certified selectors' rows of a summary, the evidence of ``valid`` beside them.
 
     Adds the bound ``α + 4 s.e.`` (:func:`judgerisk.selective.protocol.within_guarantee`)
     that ``valid`` compares the mean FDP with, and prints the standard error with four
@@ -196,17 +226,32 @@ def certified_table(summary: pd.DataFrame) -> pd.DataFrame:
     ----------
     summary : pandas.DataFrame
         :func:`judgerisk.studies.certified.summarize_certified` output (with a ``method`` level).
+    method : str, sequence of str or None, default None
+        Selectors shown; ``None``: SCOPE and every selector registered beyond the built-ins
+        (:data:`judgerisk.selective.registry.REPORTED_SELECTORS`). With one selector the table
+        has no selector level (SCOPE's rows); with several, a ``selector`` level names each by
+        its display name (``guarantee met`` is ``–`` for a selector that certifies nothing).
     """
     from judgerisk.selective.protocol import VALID_SE
 
-    scope = summary.xs("scope", level="method").copy()
+    methods = _reported_methods(summary, method)
+    if len(methods) == 1:
+        scope = summary.xs(methods[0], level="method").copy()
+    else:
+        scope = summary[summary.index.get_level_values("method").isin(methods)].copy()
+        # each score's (data set's, verdict's) rows together, its selectors in ``methods`` order
+        rest = scope.index.droplevel([n for n in ("method", "alpha") if n in scope.index.names])
+        group = pd.factorize(rest)[0]
+        rank = scope.index.get_level_values("method").map({m: k for k, m in enumerate(methods)})
+        scope = scope.iloc[np.lexsort((np.arange(len(scope)), np.asarray(rank), group))]
+        scope = scope.rename(index={m: style.label(m) for m in methods}, level="method")
     alpha = scope.index.get_level_values("alpha").to_numpy(float)
     scope["bound"] = alpha + VALID_SE * scope["risk_se"].fillna(0.0)
     scope["risk_se"] = scope["risk_se"].map(lambda v: f"{v:.4g}" if pd.notna(v) else "–")
     table = scope[list(CERTIFIED_HEADERS)].rename(columns=CERTIFIED_HEADERS)
     table.index = table.index.set_names(
         [
-            {"alpha": "α", "score": "score", "dataset": "data set"}.get(n, n)
+            {"alpha": "α", "score": "score", "dataset": "data set", "method": "selector"}.get(n, n)
             for n in table.index.names
         ]
     )

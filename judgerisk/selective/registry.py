@@ -22,6 +22,7 @@ import numpy as np
 from judgerisk._util.registry import Registry
 
 __all__ = [
+    "REPORTED_SELECTORS",
     "SELECTORS",
     "BlockKernel",
     "Selector",
@@ -100,6 +101,11 @@ _REGISTRY: Registry[Selector] = Registry(
 
 #: Every registered selector name, built-ins first (a live view).
 SELECTORS: Sequence[str] = _REGISTRY.names()
+
+#: The selectors whose certified decisions the reports and chapter 11 show: SCOPE, then every
+#: selector registered beyond the built-ins (a live view; the uncertified baselines ``vanilla``,
+#: ``heuristic`` and ``naive`` and Trust-or-Escalate stay in the protocol's full tables).
+REPORTED_SELECTORS: Sequence[str] = _REGISTRY.reported(("scope",))
 
 
 def register_selector(
