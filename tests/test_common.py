@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from judgerisk.aggregators import AGGREGATORS, aggregate, get_aggregator, make_aggregator
+from judgerisk.families import FAMILIES
 from judgerisk.panel import ORIGINAL, to_wide, verdicts
 from judgerisk.risk.registry import (
     COMPARED,
@@ -87,8 +88,8 @@ def scur(panel):
 
 @pytest.fixture(scope="module")
 def family_scur():
-    """SCUR of a panel with a condition pair of every built-in perturbation family."""
-    conditions = ("original", "swap", "rubric1", "label1", "format1", "verbosity1")
+    """SCUR of a panel with a condition pair of every registered perturbation family."""
+    conditions = ("original", "swap", *(f"{name}1" for name in FAMILIES if name != "order"))
     sim = simulate_panel(n_items=120, n_judges=4, seed=0, conditions=conditions)
     return scur_scores(sim.data, seed=0, **FAST_SCUR)
 
@@ -123,15 +124,10 @@ def test_risk_score_contract(name, panel, scur, family_scur):
 
 
 def test_registry_views():
-    assert COMPARED[0] == "scur" and list(COMPONENTS) == [
-        "U",
-        "C",
-        "S_order",
-        "S_rubric",
-        "S_label",
-        "S_format",
-        "S_verbosity",
-    ]
+    shipped = ["S_order", "S_rubric", "S_label", "S_format", "S_verbosity"]
+    # one S_ component per registered family: the shipped ones, then any a recipe adds
+    assert COMPARED[0] == "scur" and list(COMPONENTS) == ["U", "C", *(f"S_{f}" for f in FAMILIES)]
+    assert list(COMPONENTS)[2:7] == shipped
     assert set(COMPARED) | set(COMPONENTS) == set(RISK_SCORES)
     with pytest.raises(ValueError, match="unknown risk score"):
         get_risk_score("nope")

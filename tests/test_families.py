@@ -94,33 +94,36 @@ def test_check_conditions_names_the_problem():
         check_conditions(["original", "label1", "label1"])
 
 
-class _Tone(Family):
-    """Tone: a polite request before the task. Invariance: politeness is not an answer."""
+class _Courtesy(Family):
+    """Courtesy: a polite request before the task. Invariance: politeness is not an answer.
 
-    name, label = "tone", "tone change"
+    Not named ``tone``: CONTRIBUTING.md's recipe 7 adds a family of that name.
+    """
+
+    name, label = "courtesy", "courtesy change"
 
     def perturb(self, parts, variant, draw):
         return parts.note("polite", prompt="Please. " * variant + parts.prompt)
 
 
 def test_register_a_family_in_a_session():
-    register_family(_Tone())
+    register_family(_Courtesy())
     try:
-        assert "tone" in FAMILIES and is_declared("swap_tone2")
-        assert family_pairs(("original", "swap", "tone1", "swap_tone1"))["tone"] == [
-            ("tone1", "original"),
-            ("swap_tone1", "swap"),
+        assert "courtesy" in FAMILIES and is_declared("swap_courtesy2")
+        assert family_pairs(("original", "swap", "courtesy1", "swap_courtesy1"))["courtesy"] == [
+            ("courtesy1", "original"),
+            ("swap_courtesy1", "swap"),
         ]
-        prompts = build_prompts(tiny_items(1), load_template(), ("original", "tone2"))
+        prompts = build_prompts(tiny_items(1), load_template(), ("original", "courtesy2"))
         assert prompts.loc[1, "messages"][1]["content"].count("Please. ") == 2
     finally:
-        unregister_family("tone")
-    assert not is_declared("tone1")
+        unregister_family("courtesy")
+    assert not is_declared("courtesy1")
 
 
 @pytest.mark.parametrize("name", ["swap_x", "original", "Bad", "tail_", "x1", ""])
 def test_family_names_are_checked(name):
-    family = _Tone()
+    family = _Courtesy()
     family.name = name
     with pytest.raises(ValueError):
         register_family(family)

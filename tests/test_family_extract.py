@@ -149,5 +149,5 @@ def test_perturb_command_writes_and_verify_reproduces(tmp_path, capsys):
     assert cli_main(["perturb", str(items), "-o", str(items), "--overwrite"]) == EXIT_USAGE
     capsys.readouterr()
     with pytest.raises(SystemExit) as bad:
-        cli_main(["perturb", str(items), "-o", str(tmp_path / "x.jsonl"), "--conditions", "tone1"])
-    assert bad.value.code == EXIT_USAGE and "tone1" in capsys.readouterr().err
+        cli_main(["perturb", str(items), "-o", str(tmp_path / "x.jsonl"), "--conditions", "nope1"])
+    assert bad.value.code == EXIT_USAGE and "nope1" in capsys.readouterr().err

@@ -129,8 +129,8 @@ def test_s_families_chooses_what_enters_z_s():
     z_all = [c for c in every.columns if c.startswith("z_S_") and every[c].notna().any()]
     np.testing.assert_array_equal(every["S"], every[z_all].max(axis=1))
     np.testing.assert_array_equal(paper["z_S_label"], every["z_S_label"])  # still reported
-    with pytest.raises(ValueError, match="unknown perturbation family 'tone'"):
-        scur_scores(panel, seed=0, s_families=("tone",))
+    with pytest.raises(ValueError, match="unknown perturbation family 'nope'"):
+        scur_scores(panel, seed=0, s_families=("nope",))
 
 
 def test_flip_rates_and_mechanisms_cover_every_family():
