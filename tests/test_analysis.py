@@ -8,6 +8,7 @@ from joblib import parallel_config
 
 from judgerisk.panel import PanelError, gold_labels, verdicts
 from judgerisk.plots.risk import plot_auroc_by_method, plot_matched_group_auroc, plot_vote_patterns
+from judgerisk.plots.style import label
 from judgerisk.risk.metrics import high_consensus, matched_vote_groups
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import split_items
@@ -154,7 +155,14 @@ def test_plots(small_result, small_panel):
     fig = plot_auroc_by_method(small_result, subsets=["all", "hc"])
     assert len(fig.axes) == 2
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["SCUR", "PE", "VE", "MSP", "DS entropy"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == [label(m) for m in METHODS]
+    assert [t.get_text() for t in ax.get_xticklabels()][:5] == [
+        "SCUR",
+        "PE",
+        "VE",
+        "MSP",
+        "DS entropy",
+    ]
     with pytest.raises(ValueError, match="no rows"):
         plot_auroc_by_method(small_result, subsets=["nothing"])
     table = risk_table(small_panel, seed=0, methods=("pe", "ve"))

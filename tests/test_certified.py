@@ -8,6 +8,7 @@ import pytest
 
 from judgerisk.datasets import data_root
 from judgerisk.panel import PanelError
+from judgerisk.risk.registry import CERTIFIED, get_risk_score
 from judgerisk.selective.protocol import ALPHAS
 from judgerisk.selective.scope import scope_threshold
 from judgerisk.simulate import simulate_panel
@@ -18,6 +19,7 @@ from judgerisk.studies.certified import (
     judge_bpe,
     panel_errors,
     score_panel,
+    score_selectors,
     select_items,
     summarize_certified,
 )
@@ -119,10 +121,18 @@ def _check_validity(table, n_splits):
     return summary
 
 
+def _certified_labels() -> set[str]:
+    """The panel scores certify_panel compares by default: SCUR, PE and the reported extensions."""
+    labels = {f"{get_risk_score(name).label} (panel)" for name in CERTIFIED}
+    assert {"SCUR (panel)", "PE (panel)"} <= labels
+    return labels
+
+
 def test_certified_validity_simulated_1000_splits(sim, sim_scores):
     table = certify_panel(sim, scores=sim_scores, n_splits=1000, split_seed=0)
-    assert set(table["score"]) == {"SCUR (panel)", "PE (panel)", f"BPE ({best_single_judge(sim)})"}
-    assert len(table) == 3 * 3 * len(ALPHAS) * 1000
+    shown = {*_certified_labels(), f"BPE ({best_single_judge(sim)})"}
+    assert set(table["score"]) == shown
+    assert len(table) == len(shown) * len(score_selectors()) * len(ALPHAS) * 1000
     summary = _check_validity(table, 1000)
     cov = summary.xs(("SCUR (panel)", "scope"), level=("score", "method"))["coverage_mean"]
     assert cov.loc[0.25] > cov.loc[0.05] > 0  # coverage grows with alpha, and is not zero
@@ -135,7 +145,7 @@ def test_certify_without_swap_skips_bpe(sim, sim_scores):
     orig = sim[sim["condition"] == "original"]
     with pytest.warns(UserWarning, match="no 'swap'"):
         table = certify_panel(orig, scores=sim_scores, n_splits=50, alphas=(0.2,))
-    assert set(table["score"]) == {"SCUR (panel)", "PE (panel)"}
+    assert set(table["score"]) == _certified_labels()
     with pytest.raises(PanelError, match="gold"):
         certify_panel(orig.drop(columns="gold"), scores=sim_scores, n_splits=10)
 

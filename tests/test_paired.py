@@ -13,6 +13,7 @@ from sklearn.metrics import roc_auc_score
 from judgerisk.plots import text as text_
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import matched_vote_auroc
+from judgerisk.risk.registry import BASELINES
 from judgerisk.simulate import simulate_panel
 from judgerisk.studies import paired
 from judgerisk.studies.analysis import SUBSET_NAMES
@@ -160,7 +161,9 @@ def test_compare_scores_table_and_matched_ve_is_half():
         "n_errors",
         "n_boot",
     ]
-    assert len(table) == 3 * 4
+    others = [m for m in BASELINES if m in pooled.columns]  # compare_scores' default
+    assert others[:4] == ["pe", "ve", "msp", "ds_entropy"]
+    assert len(table) == 3 * len(others)
     ve = table[(table["subset"] == "matched") & (table["method"] == "ve")].iloc[0]
     assert ve["auroc"] == 0.5
     assert (table["low"] <= table["diff"]).all() and (table["diff"] <= table["high"]).all()

@@ -52,7 +52,13 @@ def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_de
     import pandas as pd
 
     from judgerisk.selective.protocol import split_protocol
-    from judgerisk.selective.registry import SELECTORS, register_selector, unregister_selector
+    from judgerisk.selective.registry import (
+        REPORTED_SELECTORS,
+        SELECTORS,
+        get_selector,
+        register_selector,
+        unregister_selector,
+    )
     from judgerisk.studies.certified import score_selectors
 
     class MedianKernel:
@@ -98,7 +104,9 @@ def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_de
         summary = summarize_certified(certify_panel(panel, n_splits=10, n_seeds=1))
         table = certified_table(summary)
         shown = list(pd.unique(table.index.get_level_values("selector")))
-        assert shown == ["SCOPE", "Median"]  # SCOPE first, then the plug-in
+        # SCOPE first, then the other reported selectors, the one registered last at the end
+        assert shown == [get_selector(name).label for name in REPORTED_SELECTORS]
+        assert shown[0] == "SCOPE" and shown[-1] == "Median"
         assert table.xs("Median", level="selector")["guarantee met"].isna().all()
         assert certified_table(summary, "scope").index.names == ["score", "α"]
         legend = plot_certified_summary(summary).legends[0]

@@ -6,6 +6,7 @@ import pytest
 
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.simulate import simulate_panel
+from judgerisk.studies.analysis import METHODS
 from judgerisk.studies.retention import (
     RHOS,
     gains_at,
@@ -79,8 +80,9 @@ def test_analysis_schema(sim_table):
         "gain",
     ]
     assert set(sim_table["aggregator"]) == set(AGGREGATORS)
-    assert set(sim_table["method"]) == {"scur", "pe", "ve", "msp", "ds_entropy"}
-    assert len(sim_table) == 3 * 5 * 5 * len(RHOS)
+    assert set(sim_table["method"]) == set(METHODS)  # SCUR and every registered baseline
+    assert {"scur", "pe", "ve", "msp", "ds_entropy"} <= set(METHODS)
+    assert len(sim_table) == 3 * len(AGGREGATORS) * len(METHODS) * len(RHOS)
     assert (sim_table.loc[sim_table["rho"].eq(1.0), "gain"] == 0).all()
     assert (sim_table.loc[sim_table["rho"].eq(1.0), "n_kept"] == 120).all()  # 20 % of 600
 

@@ -275,15 +275,15 @@ def register_family(family: Family) -> Family:
 
     Examples
     --------
-    >>> class Tone(Family):
-    ...     '''A polite phrase before the task: politeness says nothing about the answers.'''
-    ...     name, label = "tone", "tone change"
+    >>> class Greeting(Family):
+    ...     '''A greeting before the task: it says nothing about the answers.'''
+    ...     name, label = "greeting", "greeting"
     ...     def perturb(self, parts, variant, draw):
-    ...         return parts.note("polite request", prompt="Please: " + parts.prompt)
-    >>> _ = register_family(Tone())
-    >>> parse_condition("swap_tone2")
-    ConditionName(name='swap_tone2', swapped=True, family='tone', variant=2)
-    >>> unregister_family("tone")
+    ...         return parts.note("greeting", prompt="Hello. " + parts.prompt)
+    >>> _ = register_family(Greeting())
+    >>> parse_condition("swap_greeting2")
+    ConditionName(name='swap_greeting2', swapped=True, family='greeting', variant=2)
+    >>> unregister_family("greeting")
     """
     if not isinstance(family, Family):
         raise TypeError(f"a family must be a judgerisk.families.Family, got {type(family)!r}")

@@ -244,7 +244,7 @@ def import_judgments(
     Examples
     --------
     >>> from judgerisk.importers import IMPORTERS
-    >>> list(IMPORTERS)
+    >>> list(IMPORTERS)[:5]  # the built-ins first, then the formats registered later
     ['fastchat', 'arena_hard', 'alpaca_eval', 'lm_eval', 'crowdkit']
     """
     import pandas as pd
