@@ -19,11 +19,11 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests._plugin_site import run_python
 from tests.test_recipes import BLOCKS, MODULES, SECTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -173,16 +173,8 @@ def test_the_copy_registers_every_recipe_as_a_built_in(copy):
               "tone" in FAMILIES, list(IMPORTERS)[-1], "my_bench" in DATASETS,
               "tempered" in JUDGE_BACKENDS)
     """
-    env = {**os.environ, "PYTHONPATH": str(copy)}
-    out = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=copy,
-    )
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[0] == (
+    out = run_python(code, {**os.environ, "PYTHONPATH": str(copy)}, copy)
+    assert out.split("\n")[0] == (
         "True ['judge_spread', 'order_flips'] ['scope', 'cal_median'] True my_tool True True"
     )
 
