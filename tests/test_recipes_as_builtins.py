@@ -181,7 +181,7 @@ def test_the_copy_registers_every_recipe_as_a_built_in(copy):
 
 @pytest.mark.slow
 def test_tests_that_read_the_registries_pass_with_the_recipes_built_in(copy):
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x"]
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]  # every pin at once
     argv += [f"tests/{name}" for name in _registry_tests()]
     env = {**os.environ, "PYTHONPATH": str(copy)}
     out = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=copy)
