@@ -155,14 +155,9 @@ def test_plots(small_result, small_panel):
     fig = plot_auroc_by_method(small_result, subsets=["all", "hc"])
     assert len(fig.axes) == 2
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == [label(m) for m in METHODS]
-    assert [t.get_text() for t in ax.get_xticklabels()][:5] == [
-        "SCUR",
-        "PE",
-        "VE",
-        "MSP",
-        "DS entropy",
-    ]
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks == [label(m) for m in METHODS]
+    assert ticks[:5] == ["SCUR", "PE", "VE", "MSP", "DS entropy"]
     with pytest.raises(ValueError, match="no rows"):
         plot_auroc_by_method(small_result, subsets=["nothing"])
     table = risk_table(small_panel, seed=0, methods=("pe", "ve"))

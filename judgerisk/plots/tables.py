@@ -30,6 +30,7 @@ MAX_ROWS = 20
 #: Words for the code names that result tables carry as column or index names; any other
 #: ``snake_case`` name is shown with spaces (``n_items`` -> ``n items``).
 HEADERS: dict[str, str] = {
+    "alpha": "α",
     "coverage_mean": "accepted share",
     "coverage_std": "accepted share sd",
     "risk_mean": "mean test FDP",
