@@ -22,12 +22,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, build_parser, main
+from judgerisk.engine.certified import certify_panel, score_panel
 from judgerisk.options import OptionError
 from judgerisk.panel import PanelError, load_panel, read_table, validate_panel
 from judgerisk.provenance import OutputPathError, check_output_path
 from judgerisk.risk.signals import riskiest, scur_scores
 from judgerisk.simulate import simulate_panel
-from judgerisk.studies.certified import certify_panel, score_panel
 
 FAST = {"lmm_params": {"accelerate": "anderson"}}
 
@@ -235,12 +235,12 @@ def test_8_outputs_are_checked_before_any_work(files, capsys, monkeypatch, outpu
     monkeypatch.chdir(files)
     (files / "sub.csv").mkdir()
     (files / "sub.html").mkdir()
-    import judgerisk.studies.certified
+    import judgerisk.engine.certified
 
     def _no_work(*a, **k):
         raise AssertionError("scored before checking the output")
 
-    monkeypatch.setattr(judgerisk.studies.certified, "score_panel", _no_work)
+    monkeypatch.setattr(judgerisk.engine.certified, "score_panel", _no_work)
     assert main(["score", "panel.csv", "-o", output]) == EXIT_USAGE
     assert needle in _err(capsys)
     report_out = {"x.txt": "x.csv", "nodir/x.csv": "nodir/r.html", "sub.csv": "sub.html"}[output]

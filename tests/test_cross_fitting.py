@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk._book.studies.convergence import margin_curve, settled_at
+from judgerisk._book.studies.presets import PAPER, decide, preset_options
+from judgerisk.engine.certified import score_panel
 from judgerisk.panel import PanelError
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import cross_fit_splits, fold_labels
-from judgerisk.studies.certified import score_panel
-from judgerisk.studies.convergence import margin_curve, settled_at
-from judgerisk.studies.presets import PAPER, decide, preset_options
 
 
 def test_folds_partition_and_each_item_is_evaluated_once_per_repetition():

@@ -539,7 +539,7 @@ def test_plots_draw(sim, sim_result):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgerisk.plots.signals import (
+    from judgerisk._book.figures.signals import (
         plot_item_walkthrough,
         plot_risk_reasons,
         plot_scur_by_outcome,

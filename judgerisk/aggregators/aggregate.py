@@ -105,7 +105,7 @@ def aggregate(
     """
     est = make_aggregator(method, random_state=random_state, **options)
     panel = validate_panel(panel, conditions=None)
-    # a crowd's tables are held by their cells (judgerisk.cells): memory grows with its cells
+    # a crowd's tables are held by their cells (judgerisk.panel.cell_table): memory grows with its cells
     probs = wide_table(panel, value="p", condition=ORIGINAL)
     table = probs if est.uses == "p" else wide_table(panel, value="verdict", condition=ORIGINAL)
     if isinstance(table, pd.DataFrame):

@@ -163,7 +163,7 @@ def _score(
 ) -> pd.DataFrame:
     """``score_panel`` with ``settings``, on one BLAS thread (the numbers ``verify`` expects)."""
     from judgerisk._util.determinism import one_blas_thread
-    from judgerisk.studies.certified import accelerate_options, score_panel
+    from judgerisk.engine.certified import accelerate_options, score_panel
 
     with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
         return score_panel(

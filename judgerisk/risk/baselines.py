@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.aggregators.dawid_skene import DawidSkene
-from judgerisk.cells import CellTable
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts, wide_table
+from judgerisk.panel.cell_table import CellTable
 from judgerisk.risk.registry import BASELINES, register_risk_score, risk_score_table
 from judgerisk.risk.signals import binary_entropy  # shared helper (bits by default)
 
@@ -316,7 +316,7 @@ def baseline_scores(
     if unknown:
         raise ValueError(f"unknown baseline(s) {unknown}; choose from {list(BASELINES)}")
     panel = validate_panel(panel, conditions=None)
-    # a crowd's tables are held by their cells (judgerisk.cells): memory grows with its cells
+    # a crowd's tables are held by their cells (judgerisk.panel.cell_table): memory grows with its cells
     probs = wide_table(panel, "p", ORIGINAL)
     votes = wide_table(panel, "verdict", ORIGINAL)
     if isinstance(votes, pd.DataFrame):

@@ -18,8 +18,8 @@ from typing import Any, Literal
 import pandas as pd
 
 from judgerisk._util.registry import NameView, Registry
-from judgerisk.cells import as_dense
 from judgerisk.families import FAMILIES
+from judgerisk.panel.cell_table import as_dense
 
 __all__ = [
     "BASELINES",
@@ -68,7 +68,7 @@ class RiskScore:
         condition included (swap, rubric changes), besides the original-condition tables.
     cells : bool
         Whether :attr:`compute` also reads the tables of a sparse panel held by their cells
-        (:class:`judgerisk.cells.CellTable`); a score that does not gets dense DataFrames.
+        (:class:`judgerisk.panel.cell_table.CellTable`); a score that does not gets dense DataFrames.
     """
 
     name: str
@@ -194,7 +194,7 @@ def register_risk_score(
     ``label`` and ``color`` are stored on the :class:`RiskScore` entry, where every table and
     figure reads them, so every figure names and colours the score the same way. ``cells``
     says that the function also reads a sparse panel's tables held by their cells
-    (:class:`judgerisk.cells.CellTable`); otherwise it always gets dense DataFrames.
+    (:class:`judgerisk.panel.cell_table.CellTable`); otherwise it always gets dense DataFrames.
 
     Examples
     --------

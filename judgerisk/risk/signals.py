@@ -84,10 +84,10 @@ import numpy.typing as npt
 import pandas as pd
 from scipy.special import entr
 
-from judgerisk.cells import is_sparse
 from judgerisk.families import FAMILIES, family_pairs, get_family, reported_families
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import ORIGINAL, PanelError, validate_panel
+from judgerisk.panel.cell_table import is_sparse
 from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
 from judgerisk.splits import SPLIT_NAMES, split_items

@@ -1,6 +1,6 @@
 """Direction sentences that cannot contradict their numbers: "A beats / ties with / trails B".
 
-The book's rule (:data:`judgerisk.studies.paired.BEATS_RULE`): a score *beats* another when the
+The book's rule (:data:`judgerisk._book.studies.paired.BEATS_RULE`): a score *beats* another when the
 95 % paired bootstrap interval of their AUROC difference lies above 0, *trails* it when the
 interval lies below 0, and *ties with* it otherwise. A chapter states a direction in one of
 two ways, and the build fails when either disagrees with the interval:
@@ -22,7 +22,7 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-from judgerisk.studies.paired import verdict
+from judgerisk._book.studies.paired import verdict
 
 __all__ = ["DIRECTIONS", "ClaimError", "check_direction", "direction_word"]
 

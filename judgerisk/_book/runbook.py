@@ -4,7 +4,7 @@ The notebooks in ``notebooks/`` are MyST markdown (jupytext). Each has a cell ta
 ``parameters`` holding the full-run defaults, and declares the small parameters used by
 the tests in its front matter (``judgerisk: test_parameters: {...}``).
 
-``python -m judgerisk.book.runbook [NOTEBOOK ...] --profile small|default``
+``python -m judgerisk._book.runbook [NOTEBOOK ...] --profile small|default``
 executes the given notebooks (all of ``notebooks/*.md`` by default) into
 ``_build/executed/<profile>/`` — never back into ``notebooks/`` — and
 ``--build-book`` then stages the executed copies with ``book/``, ``_config.yml`` and
@@ -175,7 +175,7 @@ def execute(
 
     if record is None:
         record = make_record(
-            ["python", "-m", "judgerisk.book.runbook", md_path.name, "--profile", profile],
+            ["python", "-m", "judgerisk._book.runbook", md_path.name, "--profile", profile],
             {"notebook": md_path.name, "profile": profile, **params},
             {"notebook": (md_path, None)},
         )
@@ -261,10 +261,10 @@ def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
 
 
 def _hide_prose_of_parts_not_run(ipynb: Path) -> None:
-    """Prose tagged ``show-if:KEY`` is removed when KEY was glued false (see judgerisk.book.render)."""
+    """Prose tagged ``show-if:KEY`` is removed when KEY was glued false (see judgerisk._book.render)."""
     import nbformat
 
-    from judgerisk.book.render import apply_conditions
+    from judgerisk._book.render import apply_conditions
 
     nb = nbformat.read(ipynb, as_version=4)
     if apply_conditions(nb):
@@ -346,7 +346,7 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) ->
         shutil.copy2(executed_dir / f"{stem}.ipynb", stage_dir / "notebooks" / f"{stem}.ipynb")
     page = parameters_markdown(notebook_paths(root), read_timings(executed_dir))
     atomic_write(stage_dir / "book" / "_chapter_parameters.md", lambda tmp: tmp.write_text(page))
-    from judgerisk.book.render import machine_description, times_markdown
+    from judgerisk._book.render import machine_description, times_markdown
 
     times = times_markdown(read_timings(executed_dir), machine_description())
     atomic_write(stage_dir / "book" / "_chapter_times.md", lambda tmp: tmp.write_text(times))
@@ -355,7 +355,7 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) ->
 
 def _copy_mathjax(stage_dir: Path) -> None:
     """Serve MathJax 3 from the book itself (``_static/mathjax``): formulas render offline."""
-    from judgerisk.book.render import mathjax_dir
+    from judgerisk._book.render import mathjax_dir
 
     shutil.copytree(mathjax_dir(), stage_dir / "_mathjax" / "mathjax")
 
@@ -404,12 +404,12 @@ def _downloadable_sources(root: Path, html: Path) -> None:
     """Replace the book's *Download → .ipynb* files by notebooks a learner can read and run.
 
     Jupyter Book offers the staged executed notebook, whose Markdown is raw MyST; each is
-    rewritten by :func:`judgerisk.book.render.downloadable_notebook` (roles resolved, a pointer
+    rewritten by :func:`judgerisk._book.render.downloadable_notebook` (roles resolved, a pointer
     to ``judgerisk run`` first).
     """
     import nbformat
 
-    from judgerisk.book.render import downloadable_notebook
+    from judgerisk._book.render import downloadable_notebook
 
     for source in sorted((html / "_sources" / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(source, as_version=4)
@@ -424,7 +424,7 @@ def _downloadable_sources(root: Path, html: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m judgerisk.book.runbook",
+        prog="python -m judgerisk._book.runbook",
         description="Execute the book's notebooks with papermill and build the Jupyter Book.",
     )
     parser.add_argument(
@@ -492,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
         html_out = args.html_out or root / "_build" / f"html-{args.profile}"
         index = build_book(out_dir, html_out, root)
         print(f"book built in {time.perf_counter() - start:.1f} s: {index}", flush=True)
-        from judgerisk.book.checks import check_book
+        from judgerisk._book.checks import check_book
 
         executed = [out_dir / f"{Path(p).stem}.ipynb" for p in notebook_paths(root)]
         problems = check_book(executed, index.parent)

@@ -12,9 +12,9 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
+from judgerisk.engine.analysis import SUBSET_NAMES
 from judgerisk.plots import style
 from judgerisk.risk.registry import COMPARED
-from judgerisk.studies.analysis import SUBSET_NAMES
 
 __all__ = [
     "SUBSET_LABELS",
@@ -23,7 +23,7 @@ __all__ = [
     "plot_matched_group_auroc",
 ]
 
-#: Display names of the evaluation subsets (:data:`judgerisk.studies.analysis.SUBSET_NAMES`).
+#: Display names of the evaluation subsets (:data:`judgerisk.engine.analysis.SUBSET_NAMES`).
 SUBSET_LABELS = SUBSET_NAMES
 
 
@@ -43,7 +43,7 @@ def plot_auroc_by_method(
     Parameters
     ----------
     result : pandas.DataFrame
-        Output of :func:`judgerisk.studies.analysis.evaluate_risk` (``seed, method, subset, auroc, ...``).
+        Output of :func:`judgerisk.engine.analysis.evaluate_risk` (``seed, method, subset, auroc, ...``).
     subsets, methods : sequence of str, optional
         Which subsets (panels) and methods (x positions) to draw, in order; default all present.
     axes : sequence of matplotlib Axes, optional

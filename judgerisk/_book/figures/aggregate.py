@@ -40,7 +40,7 @@ def plot_retention_curves(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`judgerisk.studies.retention.retention_analysis` output (one row per seed, aggregator,
+        :func:`judgerisk.engine.retention.retention_analysis` output (one row per seed, aggregator,
         method, rho).
     method : str, default "scur"
         With ``by="aggregator"``: the risk score that orders the items.

@@ -23,12 +23,12 @@ import pandas as pd
 from judgerisk._util.progress import progress_bar
 from judgerisk.aggregators.aggregate import AGGREGATORS
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name
+from judgerisk.engine.analysis import METHODS, aggregate_errors, risk_table, score_names
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import validate_panel
 from judgerisk.risk.metrics import RETENTION_FRACTIONS, retention_table
 from judgerisk.risk.registry import RiskScore
 from judgerisk.splits import split_items
-from judgerisk.studies.analysis import METHODS, aggregate_errors, risk_table, score_names
 
 __all__ = [
     "RHOS",
@@ -107,7 +107,7 @@ def retention_analysis(
     aggregators : sequence of str, default every registered aggregator
         Names of :data:`judgerisk.aggregators.aggregate.AGGREGATORS`.
     methods : sequence of str, default SCUR and every registered baseline
-        Risk scores (:data:`judgerisk.studies.analysis.METHODS`).
+        Risk scores (:data:`judgerisk.engine.analysis.METHODS`).
     rhos : sequence of float
         Kept fractions.
     ties : {"average", "stable"}
@@ -130,7 +130,7 @@ def retention_analysis(
 
     Notes
     -----
-    Per seed the risk scores are computed once (:func:`judgerisk.studies.analysis.risk_table`: SCUR
+    Per seed the risk scores are computed once (:func:`judgerisk.engine.analysis.risk_table`: SCUR
     cross-fitted on the split, DS entropy fitted on the fit items, PE/VE/MSP direct); each
     aggregator then gives its own verdicts and error labels
     :math:`e_i = 1[\hat y_i \ne y^*_i]` (gold read only here), and each score ranks the

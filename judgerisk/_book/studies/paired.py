@@ -2,7 +2,7 @@
 
 Every seed re-splits the *same* items, so the per-seed AUROC differences of two scores are not
 independent, and their spread over seeds is no test of the difference. This module compares
-pooled out-of-fold scores (:func:`judgerisk.studies.pooled.pooled_scores`) the paired way:
+pooled out-of-fold scores (:func:`judgerisk._book.studies.pooled.pooled_scores`) the paired way:
 
 1. **Paired bootstrap over items** (:func:`paired_auroc_difference`). The AUROC of two scores
    for the same error labels, their difference, and a percentile interval from bootstrap
@@ -12,7 +12,7 @@ pooled out-of-fold scores (:func:`judgerisk.studies.pooled.pooled_scores`) the p
    with it otherwise.
 3. **Tables** (:func:`compare_scores`, :func:`compare_pairs`, :func:`best_rows`) on all
    items, high-consensus items and matched vote patterns; their text (interval strings and
-   sentences) is written by :mod:`judgerisk.plots.text`.
+   sentences) is written by :mod:`judgerisk._book.figures.text`.
 
 References
 ----------
@@ -33,10 +33,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from judgerisk.engine.analysis import SUBSET_NAMES
 from judgerisk.options import ANALYSIS, check_count
 from judgerisk.panel import PanelError
 from judgerisk.risk.registry import BASELINES
-from judgerisk.studies.analysis import SUBSET_NAMES
 
 __all__ = [
     "BEATS_RULE",
@@ -344,7 +344,7 @@ def compare_pairs(
     Parameters
     ----------
     pooled : pandas.DataFrame
-        Output of :func:`judgerisk.studies.pooled.pooled_scores`.
+        Output of :func:`judgerisk._book.studies.pooled.pooled_scores`.
     pairs : sequence of (str, str)
         Score columns ``(a, b)``; each row reports AUROC(a) - AUROC(b).
     subsets : sequence of str, default ("all", "hc", "matched")
@@ -435,7 +435,7 @@ def compare_scores(
     Parameters
     ----------
     pooled : pandas.DataFrame
-        Output of :func:`judgerisk.studies.pooled.pooled_scores`.
+        Output of :func:`judgerisk._book.studies.pooled.pooled_scores`.
     reference : str, default "scur"
         The score compared with the others.
     others : sequence of str, optional

@@ -25,7 +25,7 @@ def _family_of(column: str) -> str:
 
 
 def plot_recovery(matrix: pd.DataFrame, ax: Axes | None = None) -> Axes:
-    """Heat map of :func:`judgerisk.studies.families.family_recovery`: AUROC of each family's S
+    """Heat map of :func:`judgerisk._book.studies.families.family_recovery`: AUROC of each family's S
     (columns) for the items planted as sensitive to each family (rows); 0.5 is chance."""
     ax = ax or style.subplots(height=3.2, width=4.8)[1]
     shown = matrix.rename(
@@ -72,7 +72,7 @@ def plot_recovery_curve(study: pd.DataFrame, ax: Axes | None = None) -> Axes:
 
 def plot_auroc_intervals(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """AUROC of each score for the errors with its 95 % bootstrap interval
-    (:func:`judgerisk.studies.families.score_intervals`), one row per score; 0.5 is chance."""
+    (:func:`judgerisk._book.studies.families.score_intervals`), one row per score; 0.5 is chance."""
     ax = ax or style.subplots(height=0.42 * len(table) + 1.0)[1]
     y = np.arange(len(table))[::-1]
     for k, (name, row) in zip(y, table.iterrows(), strict=True):
@@ -96,7 +96,7 @@ def plot_auroc_intervals(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
 
 def plot_position_bias(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Share of verdicts for the first-shown answer under each labelling
-    (:func:`judgerisk.studies.families.position_bias`); 0.5 is no position bias."""
+    (:func:`judgerisk._book.studies.families.position_bias`); 0.5 is no position bias."""
     ax = ax or style.subplots(height=2.8, width=4.8)[1]
     labels = [
         "\n".join([str(lab), *row["conditions"].split(" / ")]) for lab, row in table.iterrows()

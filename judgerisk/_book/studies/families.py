@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from judgerisk._book.studies.paired import auroc_interval, paired_auroc_difference, verdict
 from judgerisk.families import FAMILIES, family_pairs, get_family, parse_condition, swapped_twin
 from judgerisk.families.builtin import LABEL_SETS
 from judgerisk.options import ANALYSIS
@@ -31,7 +32,6 @@ from judgerisk.panel import ORIGINAL, PanelError, gold_labels, validate_panel
 from judgerisk.risk.metrics import auroc
 from judgerisk.risk.signals import binary_entropy, signal_s
 from judgerisk.simulate import simulate_panel
-from judgerisk.studies.paired import auroc_interval, paired_auroc_difference, verdict
 
 __all__ = [
     "PAPER_FAMILIES",
@@ -85,7 +85,7 @@ def family_recovery(
     ----------
     scores : pandas.DataFrame
         By item, with ``S_<family>`` columns (:func:`judgerisk.risk.signals.signal_s`, or a
-        score table of :func:`judgerisk.studies.certified.score_panel`).
+        score table of :func:`judgerisk.engine.certified.score_panel`).
     truth_items : pandas.DataFrame
         ``SimulationTruth.items``: by item, the flags ``<family>_sensitive``.
     families : sequence of str, optional
@@ -259,8 +259,8 @@ def score_intervals(
         Scores to report (default: every column but ``error``).
     against : sequence of str, default ("pe", "s_paper")
         References: each row gets its AUROC difference to each, with a paired bootstrap
-        interval (:func:`judgerisk.studies.paired.paired_auroc_difference`) and the verdict of
-        :data:`judgerisk.studies.paired.BEATS_RULE`.
+        interval (:func:`judgerisk._book.studies.paired.paired_auroc_difference`) and the verdict of
+        :data:`judgerisk._book.studies.paired.BEATS_RULE`.
     n_boot, level, random_state
         The bootstrap (the same resamples for every score and every difference).
 

@@ -59,6 +59,7 @@ from judgerisk._util.progress import progress_bar
 from judgerisk._util.registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name, reported_aggregators
+from judgerisk.engine.describe import judge_accuracy
 from judgerisk.options import ScoreSettings, SelectSettings, check_count
 from judgerisk.panel import (
     ORIGINAL,
@@ -82,7 +83,6 @@ from judgerisk.selective.protocol import (
 from judgerisk.selective.registry import SELECTORS, get_selector
 from judgerisk.selective.scope import Scope
 from judgerisk.splits import PROTOCOLS, cross_fit_splits
-from judgerisk.studies.describe import judge_accuracy
 from judgerisk.validation import (
     check_accelerate,
     check_alpha,

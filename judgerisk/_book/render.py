@@ -443,7 +443,7 @@ def time_warning(stem: str, small: bool) -> str | None:
 
 
 def write_chapter_times(timings: dict, profile: str, machine: str) -> Path:
-    """Store :func:`judgerisk.book.runbook.read_timings` of a run as the shipped reference times."""
+    """Store :func:`judgerisk._book.runbook.read_timings` of a run as the shipped reference times."""
     import json
 
     data = _times() or {"machine": machine, "chapters": {}}
@@ -468,7 +468,7 @@ def machine_description() -> str:
 def times_markdown(timings: dict, machine: str) -> str:
     """The table of each chapter's measured run time (MyST markdown).
 
-    ``timings`` is :func:`judgerisk.book.runbook.read_timings` of the executed chapters.
+    ``timings`` is :func:`judgerisk._book.runbook.read_timings` of the executed chapters.
     """
     lines = [
         f"Measured on {machine} when this book was built:",

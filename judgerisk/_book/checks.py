@@ -4,7 +4,7 @@ The book is read by people who did not run it, so no page may show a traceback, 
 output (where Python's warnings land), a raw warning, a path of the machine that built it, a
 developer's note, or a glued value that came out empty (a hole in a sentence). The same checks
 run on the small book that the test suite builds and on the full-parameter book that
-``make book`` builds (:func:`check_book`, run by ``python -m judgerisk.book.runbook --build-book``);
+``make book`` builds (:func:`check_book`, run by ``python -m judgerisk._book.runbook --build-book``);
 the browser checks (typeset math, loaded figures, widths) are the test suite's
 (``make check-book``).
 

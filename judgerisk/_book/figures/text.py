@@ -1,7 +1,7 @@
 """Text of the comparisons: intervals as strings, interval tables and direction sentences.
 
-The studies compute the numbers and the rule's verdict (:func:`judgerisk.studies.paired.verdict`,
-:data:`judgerisk.studies.paired.BEATS_RULE`); this module only writes them as text for the book
+The studies compute the numbers and the rule's verdict (:func:`judgerisk._book.studies.paired.verdict`,
+:data:`judgerisk._book.studies.paired.BEATS_RULE`); this module only writes them as text for the book
 and the reports, so a sentence cannot say more than its interval does.
 
 References
@@ -17,9 +17,9 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from judgerisk.studies.ablation import FULL
-from judgerisk.studies.analysis import SUBSET_NAMES
-from judgerisk.studies.paired import best_rows, verdict
+from judgerisk._book.studies.ablation import FULL
+from judgerisk._book.studies.paired import best_rows, verdict
+from judgerisk.engine.analysis import SUBSET_NAMES
 
 __all__ = [
     "comparison_sentences",
@@ -69,7 +69,7 @@ def interval_table(table: pd.DataFrame, label: Callable[[str], str] = str) -> pd
     Parameters
     ----------
     table : pandas.DataFrame
-        Output of :func:`judgerisk.studies.paired.compare_scores`.
+        Output of :func:`judgerisk._book.studies.paired.compare_scores`.
     label : callable, default str
         Display name of a method key (e.g. :func:`judgerisk.plots.style.label`).
     """
@@ -91,7 +91,7 @@ def comparison_sentences(
     Parameters
     ----------
     table : pandas.DataFrame
-        Output of :func:`judgerisk.studies.paired.compare_scores`.
+        Output of :func:`judgerisk._book.studies.paired.compare_scores`.
     reference : str, default "SCUR"
         Display name of the reference score.
     label : callable, default str
@@ -102,7 +102,7 @@ def comparison_sentences(
     list of str
         E.g. ``"all items (366 items, 177 errors): SCUR 0.636 ties with PE 0.607, difference
         +0.030 [-0.022, +0.082]; it beats 2 of 4 others"``, the verb chosen by
-        :data:`judgerisk.studies.paired.BEATS_RULE`.
+        :data:`judgerisk._book.studies.paired.BEATS_RULE`.
     """
     lines = []
     for subset, row in best_rows(table).iterrows():
@@ -120,7 +120,7 @@ def comparison_sentences(
 
 
 def verdict_phrase(verdict: str, *, beats: str, ties: str, trails: str) -> str:
-    """A sentence's own wording of a verdict of :data:`judgerisk.studies.paired.BEATS_RULE`.
+    """A sentence's own wording of a verdict of :data:`judgerisk._book.studies.paired.BEATS_RULE`.
 
     The one map from the three verdicts to the words a sentence uses for them ("raises",
     "lowers", ...), so that a sentence words all three and an unknown verdict is an error.
@@ -128,7 +128,7 @@ def verdict_phrase(verdict: str, *, beats: str, ties: str, trails: str) -> str:
     Parameters
     ----------
     verdict : {"beats", "ties with", "trails"}
-        The rule's verdict (:func:`judgerisk.studies.paired.verdict`).
+        The rule's verdict (:func:`judgerisk._book.studies.paired.verdict`).
     beats, ties, trails : str
         The words for each verdict.
 
@@ -146,7 +146,7 @@ def verdict_phrase(verdict: str, *, beats: str, ties: str, trails: str) -> str:
 def direction_sentence(a: str, b: str, diff: float, low: float, high: float) -> str:
     """``"C+S beats U+C+S by +0.060 [+0.020, +0.100]"`` for AUROC(a) - AUROC(b) and its interval.
 
-    The verb follows :data:`judgerisk.studies.paired.BEATS_RULE`, so the sentence cannot say
+    The verb follows :data:`judgerisk._book.studies.paired.BEATS_RULE`, so the sentence cannot say
     more than the interval does.
 
     Examples
@@ -165,9 +165,9 @@ def direction_sentences(table: pd.DataFrame, subset: str = "all") -> list[str]:
     Parameters
     ----------
     table : pandas.DataFrame
-        Output of :func:`judgerisk.studies.ablation.ablation_table` (each combination against
+        Output of :func:`judgerisk._book.studies.ablation.ablation_table` (each combination against
         ``U+C+S``; the difference is turned round so that the combination is the subject) or of
-        :func:`judgerisk.studies.ablation.option_table` (each option against the default, the
+        :func:`judgerisk._book.studies.ablation.option_table` (each option against the default, the
         paper's reading).
     subset : str, default "all"
     """

@@ -1,4 +1,4 @@
-"""Plot of :func:`judgerisk.studies.convergence.margin_curve`: the margin against the repetitions."""
+"""Plot of :func:`judgerisk._book.studies.convergence.margin_curve`: the margin against the repetitions."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def plot_margin_curve(curves: dict[str, pd.DataFrame], axes: Any = None) -> plt.
     Parameters
     ----------
     curves : dict of str -> pandas.DataFrame
-        Panel name -> :func:`judgerisk.studies.convergence.margin_curve` output; one column of
+        Panel name -> :func:`judgerisk._book.studies.convergence.margin_curve` output; one column of
         panels per entry.
     axes : sequence of matplotlib Axes, optional
 

@@ -5,7 +5,7 @@ each item gets the mean of its ranks over the seeds in which it was an evaluatio
 same per-seed pass gives the signal ablation (:data:`ABLATION`: SCUR from U, C, S alone, each
 pair, and all three) and the reconstructed options of SCUR (:data:`OPTIONS`), with one
 latent-measurement-model fit per seed reused by all of them. The pooled table is what
-:mod:`judgerisk.studies.paired` compares.
+:mod:`judgerisk._book.studies.paired` compares.
 
 References
 ----------
@@ -21,13 +21,13 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from judgerisk.engine.analysis import RiskContext, risk_context
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import validate_panel
 from judgerisk.risk.metrics import vote_patterns
 from judgerisk.risk.registry import BASELINES, risk_score_table
 from judgerisk.risk.signals import combine_scur, scur_scores
 from judgerisk.splits import DEFAULT_REPEATS, cross_fit_splits
-from judgerisk.studies.analysis import RiskContext, risk_context
 
 __all__ = ["ABLATION", "OPTIONS", "pool_tables", "pooled_scores", "repetition_tables"]
 
@@ -122,7 +122,7 @@ def pooled_scores(
         :data:`judgerisk.splits.DEFAULT_REPEATS`). Under ``"kfold"`` each repetition is a new
         partition into ``n_folds`` folds, each fold evaluated once; under ``"paper"`` each seed
         is one random fit / reference / evaluation split (as in
-        :func:`judgerisk.studies.analysis.evaluate_risk`).
+        :func:`judgerisk.engine.analysis.evaluate_risk`).
     protocol : {"kfold", "paper"}, default "kfold"
         Repeated K-fold cross-fitting or the paper's independent random splits
         (:func:`judgerisk.splits.cross_fit_splits`).
@@ -139,7 +139,7 @@ def pooled_scores(
         Add one column per entry of :data:`ABLATION` (SCUR from a subset of the signals,
         recombined from the same z's: no extra fit).
     fractions, hc_threshold, prob_threshold, scur_options
-        As in :func:`judgerisk.studies.analysis.evaluate_risk`.
+        As in :func:`judgerisk.engine.analysis.evaluate_risk`.
     aggregator : str, default "majority"
         Whose verdicts define the errors. The comparison needs one error label per item, so an
         aggregator with parameters is fitted once on all items (label-free).

@@ -1,6 +1,6 @@
 """What SCUR's parts and reconstructed options contribute, with paired intervals.
 
-Both tables read the output of :func:`judgerisk.studies.pooled.pooled_scores` computed with
+Both tables read the output of :func:`judgerisk._book.studies.pooled.pooled_scores` computed with
 ``ablation=True`` and ``options=OPTIONS``: one latent-measurement-model fit per seed, reused by
 every subset of signals and every option.
 
@@ -8,7 +8,7 @@ every subset of signals and every option.
   three (AUROC difference with a paired bootstrap interval).
 * :func:`gain_carrier`: the signal whose removal costs the most AUROC.
 * :func:`option_table`: each reconstructed option against the default, and whether the
-  verdicts of SCUR against the baselines (:data:`judgerisk.studies.paired.BEATS_RULE`) change.
+  verdicts of SCUR against the baselines (:data:`judgerisk._book.studies.paired.BEATS_RULE`) change.
 
 References
 ----------
@@ -22,10 +22,10 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from judgerisk._book.studies.paired import compare_pairs, compare_scores
+from judgerisk._book.studies.pooled import ABLATION, OPTIONS
 from judgerisk.options import ANALYSIS
 from judgerisk.risk.baselines import BASELINES
-from judgerisk.studies.paired import compare_pairs, compare_scores
-from judgerisk.studies.pooled import ABLATION, OPTIONS
 
 __all__ = [
     "FULL",
@@ -51,7 +51,7 @@ def ablation_table(
     Returns
     -------
     pandas.DataFrame
-        :func:`judgerisk.studies.paired.compare_scores` with reference ``"U+C+S"`` and the other
+        :func:`judgerisk._book.studies.paired.compare_scores` with reference ``"U+C+S"`` and the other
         six combinations: ``diff`` = AUROC(U+C+S) - AUROC(combination).
     """
     others = [c for c in ABLATION if c != FULL and c in pooled.columns]

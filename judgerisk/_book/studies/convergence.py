@@ -1,8 +1,8 @@
 """Does a conclusion hang on the number of cross-fitting repetitions? The margin curve.
 
 :func:`margin_curve` pools the first R repetitions of a cross-fitting run for R = 1, 2, ...
-(:func:`judgerisk.studies.pooled.pool_tables`, no refit per R) and compares SCUR with the
-strongest baseline by the paired bootstrap (:mod:`judgerisk.studies.paired`), under both
+(:func:`judgerisk._book.studies.pooled.pool_tables`, no refit per R) and compares SCUR with the
+strongest baseline by the paired bootstrap (:mod:`judgerisk._book.studies.paired`), under both
 protocols of :func:`judgerisk.splits.cross_fit_splits`. :func:`settled_at` reads off the
 number of repetitions from which the verdict and the margin stop moving.
 
@@ -20,12 +20,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from judgerisk._book.studies.paired import compare_scores
+from judgerisk._book.studies.pooled import pool_tables, repetition_tables
+from judgerisk.engine.analysis import risk_context
 from judgerisk.options import ANALYSIS
 from judgerisk.risk.registry import BASELINES
 from judgerisk.splits import PROTOCOLS
-from judgerisk.studies.analysis import risk_context
-from judgerisk.studies.paired import compare_scores
-from judgerisk.studies.pooled import pool_tables, repetition_tables
 
 __all__ = ["CURVE_COLUMNS", "SETTLE_TOLERANCE", "margin_curve", "settled_at"]
 
@@ -73,13 +73,13 @@ def margin_curve(
         Protocols of :func:`judgerisk.splits.cross_fit_splits`.
     seed : int, default 0
     subset : str, default "all"
-        Item subset of :data:`judgerisk.studies.paired.PAIRED_SUBSETS`.
+        Item subset of :data:`judgerisk._book.studies.paired.PAIRED_SUBSETS`.
     baseline : str, optional
         The baseline to compare with; default the baseline with the highest pooled AUROC at
         the largest R of the first protocol (one baseline for the whole curve).
     n_folds, n_boot, scur_options, aggregator
-        As in :func:`judgerisk.studies.pooled.pooled_scores` and
-        :func:`judgerisk.studies.paired.compare_scores`.
+        As in :func:`judgerisk._book.studies.pooled.pooled_scores` and
+        :func:`judgerisk._book.studies.paired.compare_scores`.
 
     Returns
     -------
@@ -87,7 +87,7 @@ def margin_curve(
         One row per protocol and R, columns :data:`CURVE_COLUMNS`: ``evaluations`` is the mean
         number of out-of-fold evaluations per evaluated item, ``n_items`` the items evaluated
         at least once, ``diff`` = AUROC(SCUR) - AUROC(baseline) with its 95 % paired bootstrap
-        interval ``[low, high]`` and the verdict of :data:`judgerisk.studies.paired.BEATS_RULE`.
+        interval ``[low, high]`` and the verdict of :data:`judgerisk._book.studies.paired.BEATS_RULE`.
     """
     repeats = sorted({int(r) for r in repeats})
     if not repeats or repeats[0] < 1:

@@ -10,10 +10,10 @@ The decision rule (:data:`DECISION_RULE`)
 -----------------------------------------
 1. Every *switch* (C kind, S kind, U conditions, z_S normalisation, and the subset of the
    signals U, C, S combined) has the paper's reading and one or more alternatives, each one
-   switch away from the paper's reading (:data:`judgerisk.studies.pooled.OPTIONS` and
-   :data:`judgerisk.studies.pooled.ABLATION`).
+   switch away from the paper's reading (:data:`judgerisk._book.studies.pooled.OPTIONS` and
+   :data:`judgerisk._book.studies.pooled.ABLATION`).
 2. On every panel, each alternative is compared with the paper's reading by the paired
-   bootstrap of the AUROC difference over all items (:func:`judgerisk.studies.paired.compare_pairs`,
+   bootstrap of the AUROC difference over all items (:func:`judgerisk._book.studies.paired.compare_pairs`,
    repeated K-fold cross-fitting, errors of the majority vote). It **wins** when the 95 %
    interval lies above 0, **loses** when it lies below 0, and ties otherwise.
 3. Only the real panels vote (LLMBar, JudgeBench, the shipped SmolLM2 panel joined to its
@@ -36,12 +36,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from importlib import resources
+from pathlib import Path
 
 import pandas as pd
 
+from judgerisk._book.studies.paired import compare_pairs
+from judgerisk._book.studies.pooled import ABLATION, OPTIONS
+from judgerisk._util.safe_write import atomic_write
 from judgerisk.options import ANALYSIS
-from judgerisk.studies.paired import compare_pairs
-from judgerisk.studies.pooled import ABLATION, OPTIONS
 
 __all__ = [
     "DECISION_RULE",
@@ -51,6 +53,7 @@ __all__ = [
     "decide",
     "load_study",
     "options_study",
+    "save_study",
     "preset_options",
     "study_rows",
 ]
@@ -76,7 +79,7 @@ PAPER: dict[str, str] = {
     "s_norm": "ecdf",
 }
 
-#: Switch -> alternatives (column names of :func:`judgerisk.studies.pooled.pooled_scores`).
+#: Switch -> alternatives (column names of :func:`judgerisk._book.studies.pooled.pooled_scores`).
 SWITCHES: dict[str, tuple[str, ...]] = {
     "C kind": ("C residual",),
     "S kind": ("S log-odds", "S debiased (log-odds)"),
@@ -94,7 +97,7 @@ def study_rows(
     Parameters
     ----------
     pooled : pandas.DataFrame
-        :func:`judgerisk.studies.pooled.pooled_scores` with ``options=OPTIONS, ablation=True``.
+        :func:`judgerisk._book.studies.pooled.pooled_scores` with ``options=OPTIONS, ablation=True``.
     panel : str
         Its display name.
     real : bool
@@ -176,7 +179,7 @@ def options_study(
     panels : mapping
         Display name -> (panel with gold, whether it is a real panel that votes).
     repeats : int, default 3
-        Repetitions of 5-fold cross-fitting (:func:`judgerisk.studies.pooled.pooled_scores`).
+        Repetitions of 5-fold cross-fitting (:func:`judgerisk._book.studies.pooled.pooled_scores`).
     n_boot : int, default ``ANALYSIS.n_boot``
     progress : bool, default False
         Print each panel's name when done.
@@ -186,7 +189,7 @@ def options_study(
     pandas.DataFrame
         The rows of all panels; :func:`decide` applies the rule to them.
     """
-    from judgerisk.studies.pooled import pooled_scores
+    from judgerisk._book.studies.pooled import pooled_scores
 
     rows = []
     for name, (panel, real) in panels.items():
@@ -211,3 +214,18 @@ def load_study() -> tuple[pd.DataFrame, dict]:
         table = pd.read_parquet(path)
     manifest = json.loads((folder / f"{STUDY}.manifest.json").read_text())
     return table, manifest
+
+
+def save_study(table: pd.DataFrame, manifest: dict, folder: str | Path) -> Path:
+    """Write an :func:`options_study` result and its manifest into ``folder``, atomically.
+
+    The inverse of :func:`load_study` (``benchmarks/options_study.py`` writes the shipped copy
+    with it): ``<folder>/<STUDY>.parquet`` and ``<folder>/<STUDY>.manifest.json``, each
+    published whole or not at all. Returns the parquet file's path.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = atomic_write(folder / f"{STUDY}.parquet", lambda p: table.to_parquet(p, index=False))
+    text = json.dumps(manifest, indent=2) + "\n"
+    atomic_write(folder / f"{STUDY}.manifest.json", lambda p: Path(p).write_text(text))
+    return out

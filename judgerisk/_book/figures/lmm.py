@@ -171,7 +171,7 @@ def plot_drift(drifts: dict[str, Any], tol_obj: float = 1e-7, axes: Any = None) 
 
     Parameters
     ----------
-    drifts : dict of str -> judgerisk.studies.drift.SweepDrift
+    drifts : dict of str -> judgerisk._book.studies.drift.SweepDrift
         E.g. one per share of missing cells.
     tol_obj : float, default 1e-7
         The rule's tolerance on the relative criterion change (dotted line).

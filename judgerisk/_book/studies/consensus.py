@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from judgerisk.engine.analysis import aggregate_errors
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import verdicts
 from judgerisk.risk.baselines import mean_probability
@@ -25,7 +26,6 @@ from judgerisk.risk.metrics import (
     probability_high_consensus,
     vote_patterns,
 )
-from judgerisk.studies.analysis import aggregate_errors
 
 __all__ = ["consensus_overview", "matched_groups_by_method", "distinct_within_pattern"]
 
@@ -47,7 +47,7 @@ def consensus_overview(
         A panel with a ``gold`` column (see :func:`judgerisk.panel.validate_panel`).
     aggregator : str, default "majority"
         Aggregator whose verdicts define the errors
-        (:func:`judgerisk.studies.analysis.aggregate_errors`).
+        (:func:`judgerisk.engine.analysis.aggregate_errors`).
     threshold : float, default ``ANALYSIS.hc_threshold``
         Consensus level of both definitions.
 

@@ -17,9 +17,9 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from judgerisk._book import render, runbook
+from judgerisk._book.runbook import Parameter, chapter_parameters, parameters_markdown
 from judgerisk._util.safe_write import atomic_write, private_folder
-from judgerisk.book import render, runbook
-from judgerisk.book.runbook import Parameter, chapter_parameters, parameters_markdown
 
 __all__ = [
     "ENV_CHAPTERS",
@@ -36,13 +36,13 @@ __all__ = [
 ]
 
 #: Environment variable naming a folder of chapter sources (``NN_name.md``) to use instead
-#: of the book's ``notebooks/`` (found by :func:`judgerisk.book.runbook.find_book_root`).
+#: of the book's ``notebooks/`` (found by :func:`judgerisk._book.runbook.find_book_root`).
 ENV_CHAPTERS = "JUDGERISK_CHAPTERS"
 
 
 #: Where a built wheel (or an install from the sdist) holds the book's sources: ``notebooks/``
 #: (with ``notebooks/data/``), ``_toc.yml`` and ``book/`` (see ``pyproject.toml``).
-SHIPPED_BOOK = "_book"
+SHIPPED_BOOK = "_book/sources"
 
 
 def _package_dir() -> Path:
@@ -60,7 +60,7 @@ def installed_chapters() -> Path:
     From a checkout (an editable install, or a clone on ``PYTHONPATH``), the book's
     ``notebooks/`` beside the package: the folder holding the ``judgerisk`` package also holds
     ``_toc.yml`` and ``notebooks/``. From a wheel, the copy of those sources the wheel carries
-    inside the package (``judgerisk/_book/notebooks``, with its ``data/``, the book's
+    inside the package (``judgerisk/_book/sources/notebooks``, with its ``data/``, the book's
     ``_toc.yml`` and its bibliography). Nothing is looked up from the working directory.
 
     Raises
@@ -254,7 +254,7 @@ def run_chapter(
     output : path-like
         The one file to write (relative to ``cwd``): the executed notebook (``.ipynb``), or
         the chapter rendered as the book shows it (``.html``,
-        :func:`judgerisk.book.render.render_html`: a self-contained page, read offline). Written
+        :func:`judgerisk._book.render.render_html`: a self-contained page, read offline). Written
         atomically; an existing file is kept unless ``overwrite``; never one of the inputs.
     parameters : dict, optional
         Values for names of the chapter's parameters cell (other names are an error).
@@ -328,11 +328,11 @@ def _check_panels(params: dict) -> None:
     """A ``panel_path`` parameter must hold a valid panel (checked before the kernel starts).
 
     Every chapter that reads one is a panel page (consensus, conflict, SCUR), so judges that
-    share no item (:func:`judgerisk.coverage.judge_groups`) are refused here, as ``report``
+    share no item (:func:`judgerisk.panel.overlap.judge_groups`) are refused here, as ``report``
     and ``score`` refuse them, instead of a page where every item has one vote.
     """
-    from judgerisk.coverage import judge_groups, no_shared_items
     from judgerisk.panel import PanelError, load_panel
+    from judgerisk.panel.overlap import judge_groups, no_shared_items
 
     for name, value in params.items():
         if name.endswith("panel_path") and isinstance(value, str) and value:
