@@ -88,6 +88,8 @@ def aggregate_errors(
     aggregator: str | BaseAggregator = "majority",
     fit_items: Iterable | None = None,
     random_state: int | None = None,
+    *,
+    check_input: bool = True,
     **options: Any,
 ) -> pd.Series:
     """Error labels of an aggregator's panel verdicts: ``1[verdict_i != gold_i]``.
@@ -102,6 +104,9 @@ def aggregate_errors(
         Items that fit the aggregator's parameters (all items by default; ignored by majority).
     random_state : int, optional
         Seed of aggregators with random restarts (MACE).
+    check_input : bool, default True
+        Validate the panel; ``False`` for a panel validated where it entered
+        (:func:`judgerisk.aggregators.aggregate.aggregate`).
     **options
         Passed to :func:`judgerisk.aggregators.aggregate.aggregate`.
 
@@ -112,7 +117,14 @@ def aggregate_errors(
     """
     if "gold" not in panel.columns:
         raise PanelError("evaluating risk needs a 'gold' column in the panel (error labels)")
-    agg = aggregate(panel, aggregator, fit_items=fit_items, random_state=random_state, **options)
+    agg = aggregate(
+        panel,
+        aggregator,
+        fit_items=fit_items,
+        random_state=random_state,
+        check_input=check_input,
+        **options,
+    )
     verdict = agg.set_index("item")["verdict"].astype(str)
     bad = ~verdict.isin(["A", "B"])
     if bad.any():
@@ -168,7 +180,7 @@ def risk_context(
     options = dict(aggregator_options or {})
     # a rule without parameters gives the same verdicts whatever it is fitted on
     per_seed = aggregator_fit == "fit" and get_aggregator(aggregator).has_parameters
-    errors = None if per_seed else aggregate_errors(panel, aggregator, **options)
+    errors = None if per_seed else aggregate_errors(panel, aggregator, check_input=False, **options)
     votes = verdicts(panel, ORIGINAL)
     probs = to_wide(panel, "p", ORIGINAL)
     return RiskContext(
@@ -210,7 +222,9 @@ def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str | RiskScore]
     fit_idx = split.index[split.to_numpy() == "fit"]
     table = pd.DataFrame(index=eval_idx)
     if "scur" in methods:
-        result = scur_scores(ctx.panel, seed, splits=ctx.fractions, **ctx.scur_options)
+        result = scur_scores(
+            ctx.panel, seed, splits=ctx.fractions, check_input=False, **ctx.scur_options
+        )
         if not result.split.reindex(split.index).equals(split):
             raise RuntimeError(
                 f"scur_scores split the items differently from split_items (seed {seed})"
@@ -229,6 +243,7 @@ def _seed_scores(ctx: RiskContext, seed: int, methods: Sequence[str | RiskScore]
             ctx.aggregator,
             fit_items=fit_idx,
             random_state=seed,
+            check_input=False,
             **ctx.aggregator_options,
         )
     table.insert(0, "error", errors.reindex(eval_idx).to_numpy())

@@ -257,11 +257,13 @@ def score_panel(
             stacklevel=2,
         )
     if baselines:
-        base = baseline_scores(unlabelled, fit_items=items, items=items, methods=tuple(baselines))
+        base = baseline_scores(
+            unlabelled, fit_items=items, items=items, methods=tuple(baselines), check_input=False
+        )
         out = out.join(base)
     for method in reported_aggregators(aggregators):
         name = aggregator_name(method)
-        agg = aggregate(unlabelled, method, random_state=seed).set_index("item")
+        agg = aggregate(unlabelled, method, random_state=seed, check_input=False).set_index("item")
         out[name] = agg["verdict"].reindex(items)
         out[f"{name}_posterior"] = agg["posterior"].reindex(items)
     if "gold" in panel.columns:

@@ -150,7 +150,8 @@ def retention_analysis(
     fixed = {}
     if aggregator_fit == "all":
         fixed = {
-            aggregator_name(a): aggregate_errors(panel, a, random_state=0) for a in aggregators
+            aggregator_name(a): aggregate_errors(panel, a, random_state=0, check_input=False)
+            for a in aggregators
         }
     iterator = progress_bar(seeds, enabled=progress, desc="seeds")
     frames = []
@@ -172,7 +173,9 @@ def retention_analysis(
             elif agg == "majority":
                 errors = scores["error"]
             else:
-                errors = aggregate_errors(panel, method, fit_items=fit_idx, random_state=seed)
+                errors = aggregate_errors(
+                    panel, method, fit_items=fit_idx, random_state=seed, check_input=False
+                )
             correct = 1 - errors.reindex(scores.index)
             for method in score_names(methods):
                 curve = retention_curve(scores[method], correct, rhos, ties=ties)
