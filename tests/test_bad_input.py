@@ -315,11 +315,14 @@ def test_10_n_seeds_is_what_runs_with_no_top_up(small, capsys, tmp_path):
     args = ["score", str(tmp_path / "p.csv"), "-o", str(tmp_path / "s.csv"), "--n-seeds", "1"]
     assert main(args) == 0
     assert (pd.read_csv(tmp_path / "s.csv")["n_scored"] == 1).all()
-    # --max-seeds went with the top-up: refused in one line, nothing written
+    # --max-seeds went with the top-up: an unknown option, refused in one line, nothing written
     (tmp_path / "s.csv").unlink()
     (tmp_path / "s.csv.provenance.json").unlink()
-    assert main([*args[:-2], "--n-seeds", "5", "--max-seeds", "2"]) == 2
-    assert "no top-up" in _err(capsys) and not (tmp_path / "s.csv").exists()
+    with pytest.raises(SystemExit) as exit_:
+        main([*args[:-2], "--n-seeds", "5", "--max-seeds", "2"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --max-seeds" in _err(capsys)
+    assert not (tmp_path / "s.csv").exists()
 
 
 def test_10_report_advice_is_a_command_that_parses():

@@ -146,7 +146,6 @@ def score_panel(
     seed: int = _SCORE.seed,
     aggregators: Sequence[str | BaseAggregator] | None = _SCORE.aggregators,
     baselines: Sequence[str] = BASELINES,
-    max_seeds: int | None = None,
     scur_options: dict | None = None,
     progress: bool = False,
     *,
@@ -173,9 +172,6 @@ def score_panel(
         posteriors are added as columns ``<name>`` and ``<name>_posterior``.
     baselines : sequence of str, default all of :data:`judgerisk.risk.baselines.BASELINES`
         PE, VE, MSP, DS entropy (Dawid–Skene fitted on all items, label-free).
-    max_seeds : None
-        Removed (there is no top-up any more: every repetition scores every item); any
-        other value is refused with a :class:`PanelError`.
     scur_options : dict, optional
         Keyword arguments of :func:`judgerisk.risk.signals.scur_scores` (``c_kind``, ``s_kind``, ...).
     progress : bool, default False
@@ -218,11 +214,6 @@ def score_panel(
     """
     for name, value in (("n_seeds", n_seeds), ("seed", seed), ("n_folds", n_folds)):
         check_count(name, value)
-    if max_seeds is not None:
-        raise PanelError(
-            f"max_seeds={max_seeds!r}: there is no top-up any more; every repetition scores "
-            "every item, and n_seeds is the number of repetitions"
-        )
     if protocol not in PROTOCOLS:
         raise PanelError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     panel = validate_panel(panel)
