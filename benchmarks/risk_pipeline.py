@@ -30,7 +30,7 @@ from judgerisk.engine.analysis import METHODS, SUBSETS, evaluate_risk, risk_cont
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import auroc_table, matched_vote_auroc
 from judgerisk.risk.registry import BASELINES, risk_score_table
-from judgerisk.risk.signals import scur_scores
+from judgerisk.risk.scur import scur_scores
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import split_items
 

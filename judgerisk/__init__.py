@@ -41,9 +41,9 @@ _LAZY: dict[str, str] = {
     "LatentMeasurementModel": "judgerisk.risk.lmm",
     "retention_analysis": "judgerisk.engine.retention",
     "retention_curve": "judgerisk.engine.retention",
-    "explain": "judgerisk.risk.signals",
-    "riskiest": "judgerisk.risk.signals",
-    "scur_scores": "judgerisk.risk.signals",
+    "explain": "judgerisk.risk.explain",
+    "riskiest": "judgerisk.risk.explain",
+    "scur_scores": "judgerisk.risk.scur",
     "bpe": "judgerisk.selective.confidence",
     "predictive_probability": "judgerisk.selective.confidence",
     "swap_and_aggregate": "judgerisk.selective.confidence",
@@ -68,7 +68,7 @@ _LAZY: dict[str, str] = {
     "parse_condition": "judgerisk.families",
     "register_family": "judgerisk.families",
     "perturb_items": "judgerisk.extract.perturb",
-    "ScurResult": "judgerisk.risk.signals",
+    "ScurResult": "judgerisk.risk.scur",
     "InputError": "judgerisk.validation",
     "OptionError": "judgerisk.validation",
 }
@@ -103,8 +103,9 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
         verdicts,
     )
     from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
+    from judgerisk.risk.explain import explain, riskiest
     from judgerisk.risk.lmm import LatentMeasurementModel
-    from judgerisk.risk.signals import ScurResult, explain, riskiest, scur_scores
+    from judgerisk.risk.scur import ScurResult, scur_scores
     from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
     from judgerisk.selective.protocol import split_protocol, summarize_protocol
     from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold

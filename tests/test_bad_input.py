@@ -26,7 +26,8 @@ from judgerisk.engine.certified import certify_panel, score_panel
 from judgerisk.options import OptionError
 from judgerisk.panel import PanelError, load_panel, read_table, validate_panel
 from judgerisk.provenance import OutputPathError, check_output_path
-from judgerisk.risk.signals import riskiest, scur_scores
+from judgerisk.risk.explain import riskiest
+from judgerisk.risk.scur import scur_scores
 from judgerisk.simulate import simulate_panel
 
 FAST = {"lmm_params": {"accelerate": "anderson"}}

@@ -146,7 +146,7 @@ def test_no_step_allocates_a_dense_table():
 
 
 def test_scur_on_a_crowd_allocates_no_dense_table():
-    from judgerisk.risk.signals import scur_scores
+    from judgerisk.risk.scur import scur_scores
 
     panel = crowd(3000, 3000)
     tracemalloc.start()

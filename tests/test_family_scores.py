@@ -20,7 +20,8 @@ from judgerisk.engine.describe import error_mechanisms, flip_rates
 from judgerisk.panel import PanelError, validate_panel
 from judgerisk.risk.metrics import auroc
 from judgerisk.risk.registry import COMPONENTS, RISK_SCORES, get_risk_score
-from judgerisk.risk.signals import scur_scores, signal_s
+from judgerisk.risk.scur import scur_scores
+from judgerisk.risk.signals import signal_s
 from judgerisk.simulate import DEFAULT_KNOBS, knob_table, simulate_panel
 
 NEW = ("label1", "swap_label1", "format1", "verbosity1", "verbosity2")

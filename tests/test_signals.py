@@ -9,14 +9,12 @@ import pytest
 
 from judgerisk.panel import validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
+from judgerisk.risk.explain import explain, riskiest
+from judgerisk.risk.scur import ScurResult, scur_scores
 from judgerisk.risk.signals import (
     Z_FLOOR,
-    ScurResult,
     binary_entropy,
     combine_scur,
-    explain,
-    riskiest,
-    scur_scores,
     signal_c,
     signal_s,
     signal_u,

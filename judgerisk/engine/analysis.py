@@ -1,7 +1,7 @@
 """Seeds x splits x risk scores x subsets: the error-ranking analyses of Methods reference §6.
 
 For each seed the items are split 50 / 30 / 20 into fit / reference / evaluation
-(:func:`judgerisk.splits.split_items`); SCUR comes from :func:`judgerisk.risk.signals.scur_scores` on
+(:func:`judgerisk.splits.split_items`); SCUR comes from :func:`judgerisk.risk.scur.scur_scores` on
 that split, DS entropy from a Dawid–Skene model fitted on the fit items, and PE, VE, MSP need no
 fitting.
 Every score is then judged on the **evaluation** items against the error labels of one aggregator
@@ -51,7 +51,7 @@ from judgerisk.risk.metrics import (
     probability_high_consensus,
 )
 from judgerisk.risk.registry import COMPARED, RiskScore, get_risk_score, risk_score_table
-from judgerisk.risk.signals import scur_scores
+from judgerisk.risk.scur import scur_scores
 from judgerisk.splits import split_items
 from judgerisk.validation import error_labels
 
@@ -326,7 +326,7 @@ def risk_table(
     hc_threshold, prob_threshold : float
         Thresholds of the vote-based and probability-based high-consensus subsets.
     scur_options, aggregator_options : dict, optional
-        Extra keyword arguments of :func:`judgerisk.risk.signals.scur_scores` and of the aggregator.
+        Extra keyword arguments of :func:`judgerisk.risk.scur.scur_scores` and of the aggregator.
     aggregator_fit : {"fit", "all"}, default "fit"
         Aggregators with parameters (Dawid–Skene, MACE, GLAD, CARE) are fitted on the seed's fit
         split and frozen for the other items (``"fit"``, like the DS-entropy baseline), or fitted

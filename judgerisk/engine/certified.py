@@ -72,7 +72,7 @@ from judgerisk.panel import (
 from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
 from judgerisk.risk.registry import CERTIFIED, COMPONENTS
-from judgerisk.risk.signals import scur_scores
+from judgerisk.risk.scur import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import (
     ALPHAS,
@@ -173,7 +173,7 @@ def score_panel(
     baselines : sequence of str, default all of :data:`judgerisk.risk.baselines.BASELINES`
         PE, VE, MSP, DS entropy (Dawid–Skene fitted on all items, label-free).
     scur_options : dict, optional
-        Keyword arguments of :func:`judgerisk.risk.signals.scur_scores` (``c_kind``, ``s_kind``, ...).
+        Keyword arguments of :func:`judgerisk.risk.scur.scur_scores` (``c_kind``, ``s_kind``, ...).
     progress : bool, default False
         Show a progress bar over the splits.
     protocol : {"kfold", "paper"}, default "kfold"
@@ -208,7 +208,7 @@ def score_panel(
     Under ``"kfold"``,
     :math:`\\mathrm{SCUR}_i = R^{-1} \\sum_{r=1}^{R} \\mathrm{SCUR}^{(r, k_r(i))}_i`, with
     :math:`k_r(i)` the fold of item *i* in repetition *r* and :math:`\\mathrm{SCUR}^{(r,k)}`
-    from :func:`judgerisk.risk.signals.scur_scores` on the split that evaluates fold *k*: only
+    from :func:`judgerisk.risk.scur.scur_scores` on the split that evaluates fold *k*: only
     evaluation scores enter, and every item has R of them, so labelled and unlabelled items
     are treated identically (see the module docstring).
     """

@@ -118,7 +118,7 @@ def retention_analysis(
         Aggregators with parameters are fitted on the seed's fit split and frozen for the
         evaluation items (``"fit"``), or fitted once on every item (``"all"``, label-free).
     scur_options : dict, optional
-        Extra arguments of :func:`judgerisk.risk.signals.scur_scores`.
+        Extra arguments of :func:`judgerisk.risk.scur.scur_scores`.
     progress : bool, default False
         tqdm bar over seeds.
 

@@ -7,8 +7,9 @@ private :mod:`judgerisk._book.studies`.
 """
 
 from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
+from judgerisk.risk.explain import explain, riskiest
 from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
-from judgerisk.risk.signals import explain, riskiest, scur_scores
+from judgerisk.risk.scur import scur_scores
 
 __all__ = [
     "LatentMeasurementModel",

@@ -33,7 +33,7 @@ from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts, wide_table
 from judgerisk.panel.cell_table import CellTable
 from judgerisk.risk.registry import BASELINES, register_risk_score, risk_score_table
-from judgerisk.risk.signals import binary_entropy  # shared helper (bits by default)
+from judgerisk.risk.signals import binary_entropy
 
 __all__ = [
     "BASELINES",

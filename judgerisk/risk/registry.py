@@ -4,7 +4,7 @@ Every score the analyses, the certified decisions, the CLI, the report and the f
 over is registered here with :func:`register_risk_score`, together with its display name and
 colour (kept in :mod:`judgerisk.plots.style`). A baseline-kind score is a function of the panel's
 original-condition wide tables; SCUR and its components are computed jointly by
-:func:`judgerisk.risk.signals.scur_scores` and only named here. Book chapters "SCUR signals" and
+:func:`judgerisk.risk.scur.scur_scores` and only named here. Book chapters "SCUR signals" and
 "Baselines and aggregators".
 """
 
@@ -53,7 +53,7 @@ class RiskScore:
     name : str
         Key in result tables.
     kind : {"scur", "component", "baseline"}
-        ``"scur"`` and ``"component"`` come out of :func:`~judgerisk.risk.signals.scur_scores`;
+        ``"scur"`` and ``"component"`` come out of :func:`~judgerisk.risk.scur.scur_scores`;
         ``"baseline"`` scores are computed by :attr:`compute`.
     compute : callable or None
         The :data:`ScoreFunction` of a baseline-kind score.
@@ -259,7 +259,7 @@ def risk_score_table(
     Raises
     ------
     ValueError
-        For an unknown name, a SCUR-kind name (use :func:`~judgerisk.risk.signals.scur_scores`),
+        For an unknown name, a SCUR-kind name (use :func:`~judgerisk.risk.scur.scur_scores`),
         or a score that needs the fit split when ``fit_items`` is ``None``.
     """
     cols = {}

@@ -63,8 +63,8 @@ def plot_item_walkthrough(explanation: Any) -> plt.Figure:
 
     Parameters
     ----------
-    explanation : judgerisk.risk.signals.ItemExplanation
-        Output of :func:`judgerisk.risk.signals.explain`.
+    explanation : judgerisk.risk.explain.ItemExplanation
+        Output of :func:`judgerisk.risk.explain.explain`.
 
     Returns
     -------
@@ -108,7 +108,7 @@ def plot_signal_distributions(table: pd.DataFrame) -> plt.Figure:
     Parameters
     ----------
     table : pandas.DataFrame
-        :attr:`judgerisk.risk.signals.ScurResult.table`; reference and evaluation items are
+        :attr:`judgerisk.risk.scur.ScurResult.table`; reference and evaluation items are
         drawn in separate colours.
 
     Returns
@@ -166,7 +166,7 @@ def plot_risk_reasons(top: pd.DataFrame, ax: Axes | None = None) -> Axes:
     Parameters
     ----------
     top : pandas.DataFrame
-        Output of :func:`judgerisk.risk.signals.riskiest` (indexed by item, with ``z_U, z_C,
+        Output of :func:`judgerisk.risk.explain.riskiest` (indexed by item, with ``z_U, z_C,
         z_S, scur``).
     ax : matplotlib.axes.Axes, optional
 

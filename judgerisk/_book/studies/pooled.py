@@ -26,7 +26,8 @@ from judgerisk.options import ANALYSIS
 from judgerisk.panel import validate_panel
 from judgerisk.risk.metrics import vote_patterns
 from judgerisk.risk.registry import BASELINES, risk_score_table
-from judgerisk.risk.signals import combine_scur, scur_scores
+from judgerisk.risk.scur import scur_scores
+from judgerisk.risk.signals import combine_scur
 from judgerisk.splits import DEFAULT_REPEATS, cross_fit_splits
 
 __all__ = ["ABLATION", "OPTIONS", "pool_tables", "pooled_scores", "repetition_tables"]
@@ -130,7 +131,7 @@ def pooled_scores(
         K of ``"kfold"`` (60 / 20 / 20).
     baselines : sequence of str, default all of PE, VE, MSP, DS entropy
     options : mapping, optional
-        Name -> keyword arguments of :func:`judgerisk.risk.signals.scur_scores` (e.g.
+        Name -> keyword arguments of :func:`judgerisk.risk.scur.scur_scores` (e.g.
         :data:`OPTIONS`); each gives a SCUR column under that name (and its per-family
         ``"<name>: z_S_order"``, ``"<name>: z_S_rubric"``, and one per other family present),
         computed with the seed's fitted

@@ -71,7 +71,7 @@ DECISION_RULE = (
     "This rule was committed before the comparison was run."
 )
 
-#: The paper's reading: keyword arguments of :func:`judgerisk.risk.signals.scur_scores`.
+#: The paper's reading: keyword arguments of :func:`judgerisk.risk.scur.scur_scores`.
 PAPER: dict[str, str] = {
     "c_kind": "xent",
     "s_kind": "prob",
