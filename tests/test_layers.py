@@ -35,6 +35,7 @@ FOLDERS: dict[str, int] = {
     "aggregators": ESTIMATORS,
     "risk": ESTIMATORS,
     "selective": ESTIMATORS,
+    "estimate": ESTIMATORS,  # PPI estimates, labelling plans, the exchangeability check
     "studies": STUDIES,  # analyses, retention, comparisons, certified decisions, presets
     "plots": PRESENTATION,
     "report": PRESENTATION,  # report builders, their sentences, templates and checks
