@@ -180,6 +180,24 @@ def _estimates(
     return rows
 
 
+def _labelled_width(data: pd.DataFrame, level: float, inclusion: pd.Series | None) -> float:
+    """The classical interval's width on as many labels drawn at random: :math:`2 z s/\\sqrt n`.
+
+    :math:`s^2` is the labels' variance among the labelled items (``ddof=0``), weighted by
+    :math:`1/\\pi_i` when a plan drew them (so that it estimates the population's variance).
+    """
+    from scipy.stats import norm
+
+    lab = data["y"].notna().to_numpy()
+    if lab.sum() < 2:
+        return float("nan")
+    y = data["y"].to_numpy()[lab]
+    w = np.ones(y.size) if inclusion is None else 1.0 / inclusion.reindex(data.index[lab]).to_numpy()
+    mean = np.average(y, weights=w)
+    var = np.average((y - mean) ** 2, weights=w)
+    return float(2.0 * norm.ppf(0.5 + level / 2) * np.sqrt(var / y.size))
+
+
 def _scored(panel: pd.DataFrame, s: EstimateSettings) -> pd.DataFrame:
     return score_panel(panel, n_seeds=s.n_seeds, seed=s.seed, aggregators=s.aggregators)
 
@@ -212,9 +230,12 @@ def estimate_panel(
     -------
     pandas.DataFrame
         One row per quantity and method, columns :data:`COLUMNS`: ``width`` is
-        ``upper - lower``, ``width_ratio`` the width over the labelled-only width of the same
-        quantity, ``effective_labels`` :math:`n\\,(w_{labelled}/w)^2` (the labels the
-        labelled-only interval would need to be as narrow), ``lam`` the power-tuning weight.
+        ``upper - lower``, ``width_ratio`` the width over :math:`w_{labelled} = 2 z s /
+        \\sqrt n`, the classical interval's width on ``n`` labels drawn at random (``s``: the
+        labels' standard deviation, weighted by :math:`1/\\pi` under a plan; for a random
+        slice it is the ``labelled`` row's width), ``effective_labels``
+        :math:`n\\,(w_{labelled}/w)^2` (the random labels the classical interval would need to
+        be as narrow), ``lam`` the power-tuning weight.
 
     Raises
     ------
@@ -239,18 +260,17 @@ def estimate_panel(
         inclusion = _check_inclusion(inclusion, scores.index[lab])
     aggs = [aggregator_name(a) for a in reported_aggregators(s.aggregators)]
     rows: list[dict] = []
+    widths: dict[str, float] = {}
     for quantity, data in quantities(panel, scores, s.proxy, aggs).items():
         rows += _estimates(quantity, data, s, inclusion)
+        widths[quantity] = _labelled_width(data, s.level, inclusion)
     out = pd.DataFrame(rows)
-    base = "labelled" if inclusion is None else "labelled_ipw"
-    ref = out[out["method"] == base].set_index("quantity")["width"]
-    out["width_ratio"] = out["width"] / out["quantity"].map(ref)
-    eff = [
+    ref = out["quantity"].map(widths)
+    out["width_ratio"] = out["width"] / ref
+    out["effective_labels"] = [
         effective_labels(n, w0, w) if np.isfinite(w) and np.isfinite(w0) else np.nan
-        for n, w0, w in zip(out["n_labelled"], out["quantity"].map(ref), out["width"],
-                            strict=True)
+        for n, w0, w in zip(out["n_labelled"], ref, out["width"], strict=True)
     ]
-    out["effective_labels"] = eff
     out = out[list(COLUMNS)].reset_index(drop=True)
     out.attrs.update(n_items=len(scores), n_labelled=int(lab.sum()),
                      design="random" if inclusion is None else "plan")
