@@ -13,7 +13,9 @@ The book's chapter "From risk to estimates" uses them on real panels.
 from judgerisk.estimate.exchangeability import (
     ExchangeabilityTest,
     abstention_floor,
+    check_certificate,
     exchangeability_test,
+    floor_sentence,
 )
 from judgerisk.estimate.ppi import (
     Estimate,
@@ -33,6 +35,7 @@ __all__ = [
     "ExchangeabilityTest",
     "abstention_floor",
     "active_ppi_mean",
+    "check_certificate",
     "classical_mean",
     "cross_ppi_mean",
     "crossfit_predictions",
@@ -40,6 +43,7 @@ __all__ = [
     "effective_labels",
     "exchangeability_test",
     "expected_variances",
+    "floor_sentence",
     "inclusion_probabilities",
     "ppi_mean",
     "quantile_strata",

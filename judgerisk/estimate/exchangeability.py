@@ -32,7 +32,13 @@ import numpy.typing as npt
 
 from judgerisk.options import OptionError, check_alpha, check_count
 
-__all__ = ["ExchangeabilityTest", "abstention_floor", "exchangeability_test"]
+__all__ = [
+    "ExchangeabilityTest",
+    "abstention_floor",
+    "check_certificate",
+    "exchangeability_test",
+    "floor_sentence",
+]
 
 
 @dataclass(frozen=True)
@@ -70,9 +76,14 @@ class ExchangeabilityTest:
         lean = (
             "safer" if self.labelled_percentile < self.unlabelled_percentile else "riskier"
         )
+        found = (
+            f"the labelled items' {score} is not exchangeable with the unlabelled items'"
+            if self.rejects
+            else f"no evidence that the labelled items' {score} differs from the unlabelled "
+            "items'"
+        )
         return (
-            f"the labelled items' {score} is {'not ' if self.rejects else ''}exchangeable with "
-            f"the unlabelled items' (permutation Kolmogorov-Smirnov test on the ranks, "
+            f"{found} (permutation Kolmogorov-Smirnov test on the ranks, "
             f"{self.n_permutations} permutations, seed {self.seed}: T = {self.statistic:.3f}, "
             f"p = {self.p_value:.3g} {'<=' if self.rejects else '>'} {self.level:g}; median "
             f"percentile {self.labelled_percentile:.0f} labelled vs "
@@ -185,3 +196,68 @@ def abstention_floor(error_rate: float, alpha: float) -> float:
     alpha = check_alpha(alpha)
     mu = float(error_rate)
     return max(0.0, (mu - alpha) / (1.0 - alpha))
+
+
+def check_certificate(
+    scores: npt.ArrayLike,
+    labelled: npt.ArrayLike,
+    errors: npt.ArrayLike,
+    alpha: float,
+    score: str = "risk score",
+    level: float = 0.05,
+    n_permutations: int = 1000,
+    seed: int = 0,
+) -> dict:
+    """What a certificate's reader must know before trusting it, as a record's plain values.
+
+    Parameters
+    ----------
+    scores : array-like of shape (M,)
+        The risk score the certificate thresholds, for every item (labelled and not); items
+        without a finite score are left out of the test.
+    labelled : array-like of bool, shape (M,)
+        The calibration (labelled) items.
+    errors : array-like of shape (M,)
+        1 where the certified verdict of a labelled item is wrong (read where labelled).
+    alpha : float
+        The certificate's target false discovery rate.
+    score : str
+        The score's name, for the sentences.
+    level, n_permutations, seed
+        Of :func:`exchangeability_test`.
+
+    Returns
+    -------
+    dict
+        ``applies`` (False when the test rejects), ``reason`` (one sentence), ``exchangeability``
+        (:meth:`ExchangeabilityTest.as_dict`, or None when there are no items of one kind),
+        ``error_rate`` μ of the labelled verdicts and ``abstention_floor``
+        :math:`(\\mu - \\alpha)/(1 - \\alpha)` (floored at 0).
+    """
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    lab = np.asarray(labelled, dtype=bool).ravel()
+    err = np.asarray(errors, dtype=np.float64).ravel()
+    mu = float(np.nanmean(err[lab])) if lab.any() else float("nan")
+    floor = abstention_floor(mu, alpha) if np.isfinite(mu) else float("nan")
+    ok = np.isfinite(s)
+    if not (0 < (lab & ok).sum() < ok.sum()):
+        return {"applies": True, "reason": "no exchangeability test: the items are not split "
+                "into labelled and unlabelled ones", "exchangeability": None,
+                "error_rate": mu, "abstention_floor": floor}
+    test = exchangeability_test(s[ok], lab[ok], level, n_permutations, seed)
+    reason = test.reason(score)
+    if test.rejects:
+        reason = f"the certificate does not apply: {reason}"
+    return {"applies": not test.rejects, "reason": reason, "exchangeability": test.as_dict(),
+            "error_rate": mu, "abstention_floor": floor}
+
+
+def floor_sentence(check: dict, alpha: float) -> str:
+    """The abstention floor as a sentence: "labelled error rate 0.250 at alpha 0.1: ..."."""
+    mu, floor = check["error_rate"], check["abstention_floor"]
+    if not np.isfinite(mu):
+        return "no labelled item: the abstention floor is unknown"
+    return (
+        f"labelled error rate {mu:.3f} at alpha {alpha:g}: any selector certifying this rate "
+        f"must abstain on at least {floor:.1%} of the items ((mu - alpha)/(1 - alpha))"
+    )
