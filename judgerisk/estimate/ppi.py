@@ -17,10 +17,12 @@ with a two-sided CLT interval at level ``level``:
   The same formulas as ``ppi_py.ppi_mean_ci`` (a test checks it).
 - :func:`stratified_ppi_mean` — PPI++ within strata, combined with the strata's shares of the
   items (stratified PPI, Fisch et al. 2024):
-  :math:`\\hat\\theta = \\sum_k w_k \\hat\\theta_k`, :math:`se^2 = \\sum_k w_k^2 se_k^2`.
+  :math:`\\hat\\theta = \\sum_k w_k \\hat\\theta_k`,
+  :math:`se^2 = \\sum_k w_k^2 se_k^2 n_k/(n_k - 1)`.
 - :func:`cross_ppi_mean` — cross-prediction-powered inference (Zrnic & Candès 2024, PNAS):
-  the prediction is learned from the labelled items by K-fold cross-fitting (here a logistic
-  regression of the label on several proxies, e.g. every judge's probability), each labelled
+  the prediction is learned from the labelled items by K-fold cross-fitting (here a ridge
+  logistic regression of the label on several proxies' log-odds, e.g. every judge's
+  probability of the verdict), each labelled
   item predicted by the model not fitted on its fold and each unlabelled item by the mean of the
   K models; :math:`\\hat\\theta = \\bar{\\tilde f}_N + \\overline{(y - f^{(-k)})}_n`,
   :math:`se^2 = s^2_{\\tilde f,N}/N + s^2_{y - f^{(-k)},n}/n` (``ppi_py.crossppi_mean_ci``).
@@ -194,7 +196,7 @@ def ppi_mean(
 
 
 def quantile_strata(score: npt.ArrayLike, labelled: npt.ArrayLike, n_strata: int = 10,
-                    min_labelled: int = 10) -> np.ndarray:
+                    min_labelled: int = 20) -> np.ndarray:
     """Strata of the items by quantiles of a risk score, each with enough labelled items.
 
     The rule: ``K = min(n_strata, n_labelled // min_labelled)`` (at least 1) equal-count bins of
@@ -236,10 +238,14 @@ def stratified_ppi_mean(
     strata_unlabelled: npt.ArrayLike,
     level: float = 0.9,
 ) -> Estimate:
-    """Stratified PPI++: :math:`\\sum_k w_k \\hat\\theta_k`, :math:`se^2 = \\sum_k w_k^2 se_k^2`.
+    """Stratified PPI++: :math:`\\sum_k w_k \\hat\\theta_k`,
+    :math:`se^2 = \\sum_k w_k^2 se_k^2 \\, n_k/(n_k - 1)`.
 
     :math:`\\hat\\theta_k` is :func:`ppi_mean` (its own :math:`\\hat\\lambda_k`) on stratum *k*
-    and :math:`w_k = (n_k + N_k)/(n + N)` its share of the items (Fisch et al. 2024). Every
+    and :math:`w_k = (n_k + N_k)/(n + N)` its share of the items (Fisch et al. 2024); the
+    factor :math:`n_k/(n_k - 1)` is the small-sample correction of a stratum's variance (with
+    10-20 labels per stratum the plain ``ddof=0`` variances under-cover: the book's simulation
+    study and ``tests/test_estimate_simulation.py``). Every
     stratum needs 2 labelled and 2 unlabelled items (:func:`quantile_strata` makes them so).
     ``lam`` of the result is the mean of the strata's, weighted by :math:`w_k`.
     """
@@ -259,9 +265,36 @@ def stratified_ppi_mean(
         est = ppi_mean(y[lab], f[lab], fu[unl], level)
         w = (lab.sum() + unl.sum()) / total
         theta += w * est.estimate
-        var += w**2 * est.se**2
+        var += w**2 * est.se**2 * lab.sum() / (lab.sum() - 1.0)  # ddof=1 within a stratum
         lam += w * est.lam
     return Estimate(float(theta), float(np.sqrt(var)), _check_level(level), float(lam))
+
+
+def _logistic_fit(x: np.ndarray, y: np.ndarray, ridge: float = 1.0) -> np.ndarray:
+    """Ridge-penalised logistic regression of a label in [0, 1] by Newton's method (IRLS).
+
+    Minimises :math:`-\\sum_i [y_i \\log \\sigma(\\eta_i) + (1 - y_i)\\log(1 - \\sigma(\\eta_i))] +
+    \\tfrac{\\rho}{2}\\|\\beta\\|^2` with :math:`\\eta = \\beta_0 + x\\beta` (the intercept is not
+    penalised): a fractional label (a tie, 1/2) is its expected log-likelihood. Returns
+    :math:`(\\beta_0, \\beta)`.
+    """
+    design = np.column_stack([np.ones(len(y)), x])
+    beta = np.zeros(design.shape[1])
+    penalty = np.full(design.shape[1], ridge)
+    penalty[0] = 0.0
+    for _ in range(50):
+        mu = 1.0 / (1.0 + np.exp(-(design @ beta)))
+        grad = design.T @ (mu - y) + penalty * beta
+        hess = (design * (mu * (1.0 - mu))[:, None]).T @ design + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return beta
+
+
+def _logistic_predict(beta: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-(beta[0] + x @ beta[1:])))
 
 
 def crossfit_predictions(
@@ -274,41 +307,40 @@ def crossfit_predictions(
     """K-fold cross-fitted predictions of a label in [0, 1] from several proxies.
 
     The labelled items are split at random (``seed``) into ``min(n_folds, n)`` folds; on each
-    fold's complement a logistic regression (scikit-learn, L2 penalty ``C=1``, the label's
-    halves of a tie as two half-weighted rows) of ``y`` on ``x`` is fitted; a labelled item is
-    predicted by the model that did not see it, an unlabelled item by each model.
+    fold's complement a logistic regression of ``y`` on the proxies' log-odds is fitted
+    (ridge penalty 1 on the slopes, Newton's method); a labelled item is predicted by the
+    model that did not see it, an unlabelled item by each of the K models. A training fold
+    whose labels are all equal predicts that label.
 
     Returns
     -------
     (numpy.ndarray of shape (n,), numpy.ndarray of shape (N, K))
         Out-of-fold predictions of the labelled items; the K models' predictions of the
-        unlabelled items (``cross_ppi_mean`` averages them).
+        unlabelled items (:func:`cross_ppi_mean` averages them).
     """
-    from sklearn.linear_model import LogisticRegression
-
     y = _vector(y, "y", 2)
     x = np.asarray(x, dtype=np.float64).reshape(y.size, -1)
     xu = np.asarray(x_unlabelled, dtype=np.float64).reshape(-1, x.shape[1])
     k = min(int(n_folds), y.size)
     if k < 2:
         raise OptionError(f"cross-fitting needs n_folds >= 2, got {n_folds}")
+
+    def logit(v: np.ndarray) -> np.ndarray:
+        v = np.clip(v, 1e-3, 1 - 1e-3)
+        return np.log(v / (1.0 - v))
+
+    x, xu = logit(x), logit(xu)
     folds = np.random.default_rng(seed).permutation(y.size) % k
     pred = np.empty(y.size)
     pred_unl = np.empty((xu.shape[0], k))
     for j in range(k):
         train = folds != j
-        yt, xt = y[train], x[train]
-        # a label in [0, 1] as a weighted pair of rows: weight y for class 1, 1 - y for class 0
-        rows_x = np.concatenate([xt, xt])
-        rows_y = np.concatenate([np.ones(yt.size), np.zeros(yt.size)])
-        weights = np.concatenate([yt, 1.0 - yt])
-        if np.ptp(yt) == 0.0:  # one class only: predict it
-            pred[~train], pred_unl[:, j] = yt[0], yt[0]
+        if np.ptp(y[train]) == 0.0:  # one label only: predict it
+            pred[~train], pred_unl[:, j] = y[train][0], y[train][0]
             continue
-        model = LogisticRegression(C=1.0, max_iter=1000)
-        model.fit(rows_x, rows_y, sample_weight=weights)
-        pred[~train] = model.predict_proba(x[~train])[:, 1]
-        pred_unl[:, j] = model.predict_proba(xu)[:, 1]
+        beta = _logistic_fit(x[train], y[train])
+        pred[~train] = _logistic_predict(beta, x[~train])
+        pred_unl[:, j] = _logistic_predict(beta, xu)
     return pred, pred_unl
 
 
