@@ -53,7 +53,14 @@ from judgerisk.options import EstimateSettings, OptionError
 from judgerisk.panel import ORIGINAL, PanelError, to_wide, validate_panel
 from judgerisk.studies.certified import score_panel
 
-__all__ = ["COLUMNS", "METHODS", "estimate_panel", "plan_labels", "quantities"]
+__all__ = [
+    "COLUMNS",
+    "METHODS",
+    "estimate_panel",
+    "estimate_quantity",
+    "plan_labels",
+    "quantities",
+]
 
 _DEFAULT = EstimateSettings()
 
@@ -148,6 +155,30 @@ def _row(quantity, method, est: Estimate | None, level, n, big_n, plug_in=np.nan
     return {"quantity": quantity, "method": method, "estimate": est.estimate,
             "lower": est.lower, "upper": est.upper, "level": level, "n_labelled": n,
             "n_unlabelled": big_n, "width": est.width, "lam": est.lam}
+
+
+def estimate_quantity(
+    quantity: str,
+    data: pd.DataFrame,
+    settings: EstimateSettings | None = None,
+    inclusion: pd.Series | None = None,
+) -> pd.DataFrame:
+    """The rows of one quantity (columns :data:`COLUMNS`) from its items' table.
+
+    ``data`` is indexed by item with ``y`` (the label, NaN where unlabelled), ``f`` (its
+    prediction), ``scur`` (the risk score the strata are cut on: any risk score, e.g. BPE for
+    one judge) and any ``x:<name>`` proxy columns of the multi-judge estimate (as
+    :func:`quantities` builds them); ``inclusion`` as in :func:`estimate_panel`.
+    """
+    s = settings or _DEFAULT
+    out = pd.DataFrame(_estimates(quantity, data, s, inclusion))
+    ref = _labelled_width(data, s.level, inclusion)
+    out["width_ratio"] = out["width"] / ref
+    out["effective_labels"] = [
+        effective_labels(n, ref, w) if np.isfinite(w) and np.isfinite(ref) else np.nan
+        for n, w in zip(out["n_labelled"], out["width"], strict=True)
+    ]
+    return out[list(COLUMNS)]
 
 
 def _estimates(
@@ -259,19 +290,11 @@ def estimate_panel(
     if inclusion is not None:
         inclusion = _check_inclusion(inclusion, scores.index[lab])
     aggs = [aggregator_name(a) for a in reported_aggregators(s.aggregators)]
-    rows: list[dict] = []
-    widths: dict[str, float] = {}
-    for quantity, data in quantities(panel, scores, s.proxy, aggs).items():
-        rows += _estimates(quantity, data, s, inclusion)
-        widths[quantity] = _labelled_width(data, s.level, inclusion)
-    out = pd.DataFrame(rows)
-    ref = out["quantity"].map(widths)
-    out["width_ratio"] = out["width"] / ref
-    out["effective_labels"] = [
-        effective_labels(n, w0, w) if np.isfinite(w) and np.isfinite(w0) else np.nan
-        for n, w0, w in zip(out["n_labelled"], ref, out["width"], strict=True)
+    tables = [
+        estimate_quantity(quantity, data, s, inclusion)
+        for quantity, data in quantities(panel, scores, s.proxy, aggs).items()
     ]
-    out = out[list(COLUMNS)].reset_index(drop=True)
+    out = pd.concat(tables, ignore_index=True)
     out.attrs.update(n_items=len(scores), n_labelled=int(lab.sum()),
                      design="random" if inclusion is None else "plan")
     return out
