@@ -25,8 +25,8 @@ METHOD_NAMES = {
     "judge": "judge-only (the panel's own estimate)",
     "labelled": "labelled items only",
     "ppi": "prediction-powered (PPI++)",
-    "ppi_stratified": "prediction-powered, SCUR strata",
-    "ppi_multi": "prediction-powered, every judge (cross-fitted)",
+    "ppi_stratified": "prediction-powered, within risk strata",
+    "ppi_multi": "prediction-powered, several proxies (cross-fitted)",
     "labelled_ipw": "labelled items only, weighted",
     "ppi_active": "prediction-powered, weighted (active)",
 }
@@ -94,7 +94,7 @@ def labelled_slice_html(table: pd.DataFrame, quantity: str, command_panel: str =
     if best is not None:
         text += (
             f"<p>The narrowest valid interval ({escape(METHOD_NAMES.get(best['method'], ''))}) "
-            f"is {best['width_ratio']:.0%} of the labelled-only width: the panel makes the "
+            f"is {best['width_ratio']:.0%} of the labelled-only width: the predictions make the "
             f"{n} labels worth about {best['effective_labels']:.0f}.</p>"
         )
     plan = (

@@ -58,6 +58,7 @@ __all__ = [
     "METHODS",
     "estimate_panel",
     "estimate_quantity",
+    "one_judge_quantity",
     "plan_labels",
     "quantities",
 ]
@@ -376,4 +377,30 @@ def plan_labels(
         equivalent_random_labels=float(big_m / (1.0 + ratio)),
         quantity=f"accuracy:{s.proxy}",
     )
+    return out
+
+
+def one_judge_quantity(table: pd.DataFrame) -> pd.DataFrame:
+    """The accuracy of one judge in both orders as :func:`estimate_quantity`'s items' table.
+
+    ``table`` is :func:`judgerisk.selective.one_judge.bpe_table`'s for one judge (with
+    ``gold``, NaN where unlabelled). The label is 1 for a right verdict and 0 for a wrong one
+    or a tie (the one-judge report's rule); the prediction is the judge's own probability of
+    its verdict, :math:`\\max(\\bar p, 1 - \\bar p)`; the strata are cut on BPE, and the
+    multi-proxy estimate reads the probability of the verdict in each order
+    (:math:`\\sigma(\\ell_{fwd})`, :math:`\\sigma(\\ell_{rev})`).
+    """
+    t = table.set_index("item")
+    v = (t["verdict"] == "A").to_numpy(np.float64)
+    gold = t["gold"].map({"A": 1.0, "B": 0.0}).to_numpy(np.float64) if "gold" in t else np.nan
+    right = np.where(t["verdict"].to_numpy() == "tie", 0.0, 1.0 - np.abs(v - gold))
+    p_bar = t["p_bar"].to_numpy(np.float64)
+    out = pd.DataFrame(
+        {"y": np.where(np.isnan(gold), np.nan, right),
+         "f": np.maximum(p_bar, 1.0 - p_bar), "scur": t["bpe"].to_numpy(np.float64)},
+        index=t.index,
+    )
+    for name in ("fwd", "rev"):
+        q = 1.0 / (1.0 + np.exp(-t[f"logit_{name}"].to_numpy(np.float64)))
+        out[f"x:{name}"] = _agreement(q, v)
     return out
