@@ -68,7 +68,7 @@ class Bpe(Command):
         record = command_record(args, inputs)
         table = self.recompute(record, loaded)
         n_tie = int((table["verdict"] == "tie").sum())
-        settings = {"rows": len(table), "ties": n_tie}
+        settings: dict = {"rows": len(table), "ties": n_tie}
         if args.calibration:
             test = table[table["role"] == "test"]
             settings.update(
@@ -88,15 +88,14 @@ class Bpe(Command):
         if args.calibration:
             from judgerisk.cli.select import print_certificate_check
 
-            for judge, check in settings["certificate"].items():
-                check = {**check, "reason": f"judge {judge}: {check['reason']}"}
-                print_certificate_check(args, check, args.alpha)
+            for judge, check in table.attrs["certificate"].items():
+                named = {**check, "reason": f"judge {judge}: {check['reason']}"}
+                print_certificate_check(args, named, args.alpha)
         return EXIT_OK
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
-        from judgerisk.selective.one_judge import bpe_table
-
         from judgerisk.cli.select import certificate_check
+        from judgerisk.selective.one_judge import bpe_table
 
         alpha = record["parameters"]["alpha"]
         table = bpe_table(loaded["panel"], loaded.get("calibration"), alpha)

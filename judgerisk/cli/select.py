@@ -124,7 +124,10 @@ class Select(Command):
             allow_any_score=s.allow_any_score,
         )
         decisions.attrs["certificate"] = certificate_check(
-            decisions["score"], decisions["role"] == "calibration", decisions["error"], s.alpha,
+            decisions["score"],
+            decisions["role"] == "calibration",
+            decisions["error"],
+            s.alpha,
             s.score,
         )
         return decisions

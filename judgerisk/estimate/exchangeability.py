@@ -73,14 +73,11 @@ class ExchangeabilityTest:
 
     def reason(self, score: str = "risk score") -> str:
         """One sentence saying what the test found, for the command line and the report."""
-        lean = (
-            "safer" if self.labelled_percentile < self.unlabelled_percentile else "riskier"
-        )
+        lean = "safer" if self.labelled_percentile < self.unlabelled_percentile else "riskier"
         found = (
             f"the labelled items' {score} is not exchangeable with the unlabelled items'"
             if self.rejects
-            else f"no evidence that the labelled items' {score} differs from the unlabelled "
-            "items'"
+            else f"no evidence that the labelled items' {score} differs from the unlabelled items'"
         )
         return (
             f"{found} (permutation Kolmogorov-Smirnov test on the ranks, "
@@ -241,15 +238,25 @@ def check_certificate(
     floor = abstention_floor(mu, alpha) if np.isfinite(mu) else float("nan")
     ok = np.isfinite(s)
     if not (0 < (lab & ok).sum() < ok.sum()):
-        return {"applies": True, "reason": "no exchangeability test: the items are not split "
-                "into labelled and unlabelled ones", "exchangeability": None,
-                "error_rate": mu, "abstention_floor": floor}
+        return {
+            "applies": True,
+            "reason": "no exchangeability test: the items are not split "
+            "into labelled and unlabelled ones",
+            "exchangeability": None,
+            "error_rate": mu,
+            "abstention_floor": floor,
+        }
     test = exchangeability_test(s[ok], lab[ok], level, n_permutations, seed)
     reason = test.reason(score)
     if test.rejects:
         reason = f"the certificate does not apply: {reason}"
-    return {"applies": not test.rejects, "reason": reason, "exchangeability": test.as_dict(),
-            "error_rate": mu, "abstention_floor": floor}
+    return {
+        "applies": not test.rejects,
+        "reason": reason,
+        "exchangeability": test.as_dict(),
+        "error_rate": mu,
+        "abstention_floor": floor,
+    }
 
 
 def floor_sentence(check: dict, alpha: float) -> str:

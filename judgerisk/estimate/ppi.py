@@ -195,8 +195,9 @@ def ppi_mean(
     return Estimate(float(theta), float(np.sqrt(var)), level, lam)
 
 
-def quantile_strata(score: npt.ArrayLike, labelled: npt.ArrayLike, n_strata: int = 10,
-                    min_labelled: int = 20) -> np.ndarray:
+def quantile_strata(
+    score: npt.ArrayLike, labelled: npt.ArrayLike, n_strata: int = 10, min_labelled: int = 20
+) -> np.ndarray:
     """Strata of the items by quantiles of a risk score, each with enough labelled items.
 
     The rule: ``K = min(n_strata, n_labelled // min_labelled)`` (at least 1) equal-count bins of
@@ -260,8 +261,10 @@ def stratified_ppi_mean(
     for g in np.unique(np.concatenate([s_lab, s_unl])):
         lab, unl = s_lab == g, s_unl == g
         if lab.sum() < 2 or unl.sum() < 2:
-            raise ValueError(f"stratum {g!r} has {lab.sum()} labelled and {unl.sum()} unlabelled "
-                             "item(s); every stratum needs at least 2 of each")
+            raise ValueError(
+                f"stratum {g!r} has {lab.sum()} labelled and {unl.sum()} unlabelled "
+                "item(s); every stratum needs at least 2 of each"
+            )
         est = ppi_mean(y[lab], f[lab], fu[unl], level)
         w = (lab.sum() + unl.sum()) / total
         theta += w * est.estimate
@@ -418,8 +421,9 @@ def active_ppi_mean(
         cov = float(np.mean((a - a.mean()) * (b - b.mean())))
         lam = float(np.clip(-cov / var_b, 0.0, 1.0)) if var_b > 0 else 0.0
     z = a + lam * b
-    return Estimate(float(z.mean()), float(z.std() / np.sqrt(z.size)), _check_level(level),
-                    float(lam))
+    return Estimate(
+        float(z.mean()), float(z.std() / np.sqrt(z.size)), _check_level(level), float(lam)
+    )
 
 
 def effective_labels(n_labelled: int, width_labelled: float, width: float) -> float:

@@ -77,9 +77,7 @@ def draw_plan(inclusion: npt.ArrayLike, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).random(pi.size) < pi
 
 
-def expected_variances(
-    f: npt.ArrayLike, inclusion: npt.ArrayLike, n: float
-) -> tuple[float, float]:
+def expected_variances(f: npt.ArrayLike, inclusion: npt.ArrayLike, n: float) -> tuple[float, float]:
     """Design variances of the estimate under the plan and under ``n`` random labels.
 
     :math:`V_{plan} = M^{-2}\\sum_i v_i(1/\\pi_i - 1)`,

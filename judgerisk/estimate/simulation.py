@@ -84,8 +84,13 @@ def interval_study(
         est["labelled_ipw"] = active_ppi_mean(y_seen, f, xi, pi, level, lam=0.0)
         est["ppi_active"] = active_ppi_mean(y_seen, f, xi, pi, level)
         rows += [
-            {"rep": rep, "method": m, "estimate": e.estimate, "width": e.width,
-             "covers": e.lower <= TRUTH <= e.upper}
+            {
+                "rep": rep,
+                "method": m,
+                "estimate": e.estimate,
+                "width": e.width,
+                "covers": e.lower <= TRUTH <= e.upper,
+            }
             for m, e in est.items()
         ]
     return pd.DataFrame(rows)
@@ -96,8 +101,11 @@ def summarize_intervals(study: pd.DataFrame) -> pd.DataFrame:
     ``width_vs_labelled`` and ``bias`` (mean estimate minus :data:`TRUTH`)."""
     g = study.groupby("method", sort=False)
     out = pd.DataFrame(
-        {"coverage": g["covers"].mean(), "mean_width": g["width"].mean(),
-         "bias": g["estimate"].mean() - TRUTH}
+        {
+            "coverage": g["covers"].mean(),
+            "mean_width": g["width"].mean(),
+            "bias": g["estimate"].mean() - TRUTH,
+        }
     )
     out["width_vs_ppi"] = out["mean_width"] / out.loc["ppi", "mean_width"]
     out["width_vs_labelled"] = out["mean_width"] / out.loc["labelled", "mean_width"]

@@ -38,8 +38,14 @@ def decisions_certificate(decisions: pd.DataFrame, alpha: float, score: str = "s
     :data:`judgerisk.options.EXCHANGEABILITY`)."""
     x = EXCHANGEABILITY
     return check_certificate(
-        decisions["score"], decisions["role"] == "calibration", decisions["error"], alpha,
-        score, x.level, x.n_permutations, x.seed,
+        decisions["score"],
+        decisions["role"] == "calibration",
+        decisions["error"],
+        alpha,
+        score,
+        x.level,
+        x.n_permutations,
+        x.seed,
     )
 
 
@@ -71,8 +77,8 @@ def labelled_slice_html(table: pd.DataFrame, quantity: str, command_panel: str =
     n, big_n = int(rows["n_labelled"].iloc[0]), int(rows["n_unlabelled"].iloc[0])
     body = []
     for r in rows.itertuples():
-        interval = "no valid interval" if not np.isfinite(r.width) else (
-            f"[{r.lower:.3f}, {r.upper:.3f}]"
+        interval = (
+            "no valid interval" if not np.isfinite(r.width) else (f"[{r.lower:.3f}, {r.upper:.3f}]")
         )
         worth = "" if not np.isfinite(r.effective_labels) else f"{r.effective_labels:.0f}"
         body.append(
@@ -89,7 +95,7 @@ def labelled_slice_html(table: pd.DataFrame, quantity: str, command_panel: str =
         f"<p>{n} labelled and {big_n} unlabelled items. The judge-only estimate reads the "
         "panel's own confidence and has no valid interval; the labelled items alone are "
         "unbiased but see only the slice; prediction-powered inference corrects the panel's "
-        "estimate with the slice (book chapter \"From risk to estimates\").</p>"
+        'estimate with the slice (book chapter "From risk to estimates").</p>'
     )
     if best is not None:
         text += (

@@ -94,7 +94,9 @@ def _agreement(q: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 def quantities(
-    panel: pd.DataFrame, scores: pd.DataFrame, proxy: str = _DEFAULT.proxy,
+    panel: pd.DataFrame,
+    scores: pd.DataFrame,
+    proxy: str = _DEFAULT.proxy,
     aggregators: Sequence[str] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Per quantity, its items' label ``y`` (NaN unlabelled), prediction ``f`` and proxies.
@@ -126,8 +128,9 @@ def quantities(
 
     def frame(y, f, x, keep) -> pd.DataFrame:
         out = pd.DataFrame({"y": y, "f": f, "scur": scur}, index=items)
-        feats = pd.DataFrame(np.nan_to_num(x, nan=0.5), index=items,
-                             columns=[f"x:{j}" for j in judges])
+        feats = pd.DataFrame(
+            np.nan_to_num(x, nan=0.5), index=items, columns=[f"x:{j}" for j in judges]
+        )
         return pd.concat([out, feats], axis=1).loc[keep]
 
     out: dict[str, pd.DataFrame] = {}
@@ -150,12 +153,30 @@ def quantities(
 
 def _row(quantity, method, est: Estimate | None, level, n, big_n, plug_in=np.nan) -> dict:
     if est is None:
-        return {"quantity": quantity, "method": method, "estimate": plug_in, "lower": np.nan,
-                "upper": np.nan, "level": level, "n_labelled": n, "n_unlabelled": big_n,
-                "width": np.nan, "lam": np.nan}
-    return {"quantity": quantity, "method": method, "estimate": est.estimate,
-            "lower": est.lower, "upper": est.upper, "level": level, "n_labelled": n,
-            "n_unlabelled": big_n, "width": est.width, "lam": est.lam}
+        return {
+            "quantity": quantity,
+            "method": method,
+            "estimate": plug_in,
+            "lower": np.nan,
+            "upper": np.nan,
+            "level": level,
+            "n_labelled": n,
+            "n_unlabelled": big_n,
+            "width": np.nan,
+            "lam": np.nan,
+        }
+    return {
+        "quantity": quantity,
+        "method": method,
+        "estimate": est.estimate,
+        "lower": est.lower,
+        "upper": est.upper,
+        "level": level,
+        "n_labelled": n,
+        "n_unlabelled": big_n,
+        "width": est.width,
+        "lam": est.lam,
+    }
 
 
 def estimate_quantity(
@@ -195,20 +216,31 @@ def _estimates(
         pi = inclusion.reindex(data.index).to_numpy(np.float64)
         ipw = active_ppi_mean(y, f, lab, pi, s.level, lam=0.0)
         act = active_ppi_mean(y, f, lab, pi, s.level)
-        rows += [_row(quantity, "labelled_ipw", ipw, s.level, n, big_n),
-                 _row(quantity, "ppi_active", act, s.level, n, big_n)]
+        rows += [
+            _row(quantity, "labelled_ipw", ipw, s.level, n, big_n),
+            _row(quantity, "ppi_active", act, s.level, n, big_n),
+        ]
         return rows
     classical = classical_mean(y[lab], s.level)
     rows.append(_row(quantity, "labelled", classical, s.level, n, big_n))
-    rows.append(_row(quantity, "ppi", ppi_mean(y[lab], f[lab], f[~lab], s.level), s.level,
-                     n, big_n))
+    rows.append(
+        _row(quantity, "ppi", ppi_mean(y[lab], f[lab], f[~lab], s.level), s.level, n, big_n)
+    )
     strata = quantile_strata(data["scur"].to_numpy(), lab, s.n_strata)
     strat = stratified_ppi_mean(y[lab], f[lab], f[~lab], strata[lab], strata[~lab], s.level)
     rows.append(_row(quantity, "ppi_stratified", strat, s.level, n, big_n))
     x = data[["f", *[c for c in data.columns if c.startswith("x:")]]].to_numpy()
     pred, pred_unl = crossfit_predictions(y[lab], x[lab], x[~lab], s.n_folds, s.seed)
-    rows.append(_row(quantity, "ppi_multi", cross_ppi_mean(y[lab], pred, pred_unl, s.level),
-                     s.level, n, big_n))
+    rows.append(
+        _row(
+            quantity,
+            "ppi_multi",
+            cross_ppi_mean(y[lab], pred, pred_unl, s.level),
+            s.level,
+            n,
+            big_n,
+        )
+    )
     return rows
 
 
@@ -224,7 +256,11 @@ def _labelled_width(data: pd.DataFrame, level: float, inclusion: pd.Series | Non
     if lab.sum() < 2:
         return float("nan")
     y = data["y"].to_numpy()[lab]
-    w = np.ones(y.size) if inclusion is None else 1.0 / inclusion.reindex(data.index[lab]).to_numpy()
+    w = (
+        np.ones(y.size)
+        if inclusion is None
+        else 1.0 / inclusion.reindex(data.index[lab]).to_numpy()
+    )
     mean = np.average(y, weights=w)
     var = np.average((y - mean) ** 2, weights=w)
     return float(2.0 * norm.ppf(0.5 + level / 2) * np.sqrt(var / y.size))
@@ -296,8 +332,11 @@ def estimate_panel(
         for quantity, data in quantities(panel, scores, s.proxy, aggs).items()
     ]
     out = pd.concat(tables, ignore_index=True)
-    out.attrs.update(n_items=len(scores), n_labelled=int(lab.sum()),
-                     design="random" if inclusion is None else "plan")
+    out.attrs.update(
+        n_items=len(scores),
+        n_labelled=int(lab.sum()),
+        design="random" if inclusion is None else "plan",
+    )
     return out
 
 
@@ -396,8 +435,11 @@ def one_judge_quantity(table: pd.DataFrame) -> pd.DataFrame:
     right = np.where(t["verdict"].to_numpy() == "tie", 0.0, 1.0 - np.abs(v - gold))
     p_bar = t["p_bar"].to_numpy(np.float64)
     out = pd.DataFrame(
-        {"y": np.where(np.isnan(gold), np.nan, right),
-         "f": np.maximum(p_bar, 1.0 - p_bar), "scur": t["bpe"].to_numpy(np.float64)},
+        {
+            "y": np.where(np.isnan(gold), np.nan, right),
+            "f": np.maximum(p_bar, 1.0 - p_bar),
+            "scur": t["bpe"].to_numpy(np.float64),
+        },
         index=t.index,
     )
     for name in ("fwd", "rev"):
