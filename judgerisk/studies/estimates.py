@@ -61,6 +61,7 @@ __all__ = [
     "one_judge_quantity",
     "plan_labels",
     "quantities",
+    "slice_study",
 ]
 
 _DEFAULT = EstimateSettings()
@@ -446,3 +447,48 @@ def one_judge_quantity(table: pd.DataFrame) -> pd.DataFrame:
         q = 1.0 / (1.0 + np.exp(-t[f"logit_{name}"].to_numpy(np.float64)))
         out[f"x:{name}"] = _agreement(q, v)
     return out
+
+
+def slice_study(
+    data: pd.DataFrame,
+    n_labelled: int,
+    n_draws: int = 200,
+    settings: EstimateSettings | None = None,
+) -> pd.DataFrame:
+    """Pretend only ``n_labelled`` items are labelled, many times, and score the estimates.
+
+    ``data`` is one quantity's items' table with **every** label known (from
+    :func:`quantities` on a panel whose items all carry gold, or :func:`one_judge_quantity`);
+    its mean label is the truth. Each draw labels ``n_labelled`` items at random (the methods
+    of a random slice) and, separately, about as many by the SCUR plan (the weighted ones).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per draw and method: ``draw``, ``method``, ``estimate``, ``width``,
+        ``covers`` (the interval holds the truth), ``error`` (estimate minus truth);
+        ``attrs["truth"]`` holds the truth.
+    """
+    s = settings or _DEFAULT
+    if data["y"].isna().any():
+        raise PanelError("the slice study needs every item labelled (the truth)")
+    truth = float(data["y"].mean())
+    rng = np.random.default_rng(s.seed)
+    pi = pd.Series(inclusion_probabilities(data["scur"].to_numpy(), n_labelled, s.floor),
+                   index=data.index)
+    rows = []
+    for draw in range(n_draws):
+        keep = np.zeros(len(data), dtype=bool)
+        keep[rng.choice(len(data), n_labelled, replace=False)] = True
+        planned = draw_plan(pi.to_numpy(), seed=int(rng.integers(2**32)))
+        for mask, inclusion in ((keep, None), (planned, pi)):
+            masked = data.assign(y=data["y"].where(mask))
+            table = estimate_quantity("q", masked, s, inclusion)
+            for r in table.itertuples():
+                covers = bool(r.lower <= truth <= r.upper) if np.isfinite(r.width) else False
+                rows.append({"draw": draw, "method": r.method, "estimate": r.estimate,
+                             "width": r.width, "covers": covers, "error": r.estimate - truth})
+    out = pd.DataFrame(rows)
+    out = out[~((out["method"] == "judge") & out.duplicated(["draw", "method"]))]
+    out.attrs["truth"] = truth
+    return out.reset_index(drop=True)
