@@ -62,6 +62,7 @@ __all__ = [
     "plan_labels",
     "quantities",
     "slice_study",
+    "summarize_slices",
 ]
 
 _DEFAULT = EstimateSettings()
@@ -492,3 +493,16 @@ def slice_study(
     out = out[~((out["method"] == "judge") & out.duplicated(["draw", "method"]))]
     out.attrs["truth"] = truth
     return out.reset_index(drop=True)
+
+
+def summarize_slices(study: pd.DataFrame) -> pd.DataFrame:
+    """By method of a :func:`slice_study`: ``coverage``, ``mean_width``, ``rmse``, ``bias``."""
+    g = study.groupby("method", sort=False)
+    return pd.DataFrame(
+        {
+            "coverage": g["covers"].mean(),
+            "mean_width": g["width"].mean(),
+            "rmse": g["error"].apply(lambda e: float(np.sqrt(np.mean(e**2)))),
+            "bias": g["error"].mean(),
+        }
+    )
