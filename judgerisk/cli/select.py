@@ -20,6 +20,7 @@ from judgerisk.cli.common import (
 from judgerisk.options import SelectSettings
 
 if TYPE_CHECKING:  # building the parser imports no pandas
+    import numpy.typing as npt
     import pandas as pd
 
 __all__ = ["COMMAND", "Select", "certificate_check", "print_certificate_check"]
@@ -133,7 +134,9 @@ class Select(Command):
         return decisions
 
 
-def certificate_check(scores, labelled, errors, alpha: float, score: str) -> dict:
+def certificate_check(
+    scores: npt.ArrayLike, labelled: npt.ArrayLike, errors: npt.ArrayLike, alpha: float, score: str
+) -> dict:
     """:func:`judgerisk.estimate.exchangeability.check_certificate` at the settings of
     :data:`judgerisk.options.EXCHANGEABILITY` (``select``, ``bpe``)."""
     from judgerisk.estimate.exchangeability import check_certificate

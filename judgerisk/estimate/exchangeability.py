@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from judgerisk.options import EXCHANGEABILITY as _X
 from judgerisk.options import OptionError, check_alpha, check_count
 
 __all__ = [
@@ -115,9 +116,9 @@ def _ks_of_masks(order_masks: np.ndarray, last_of_tie: np.ndarray) -> np.ndarray
 def exchangeability_test(
     scores: npt.ArrayLike,
     labelled: npt.ArrayLike,
-    level: float = 0.05,
-    n_permutations: int = 1000,
-    seed: int = 0,
+    level: float = _X.level,
+    n_permutations: int = _X.n_permutations,
+    seed: int = _X.seed,
 ) -> ExchangeabilityTest:
     """Permutation test of the labelled items' scores against the unlabelled items'.
 
@@ -201,9 +202,9 @@ def check_certificate(
     errors: npt.ArrayLike,
     alpha: float,
     score: str = "risk score",
-    level: float = 0.05,
-    n_permutations: int = 1000,
-    seed: int = 0,
+    level: float = _X.level,
+    n_permutations: int = _X.n_permutations,
+    seed: int = _X.seed,
 ) -> dict:
     """What a certificate's reader must know before trusting it, as a record's plain values.
 

@@ -56,9 +56,13 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import norm
 
-from judgerisk.options import OptionError
+from judgerisk.options import EstimateSettings, OptionError
+
+#: The intervals' default level, from :class:`judgerisk.options.EstimateSettings`.
+LEVEL = EstimateSettings().level
 
 __all__ = [
+    "LEVEL",
     "Estimate",
     "active_ppi_mean",
     "classical_mean",
@@ -124,7 +128,7 @@ def _vector(values: npt.ArrayLike, name: str, min_size: int = 1) -> np.ndarray:
     return arr
 
 
-def classical_mean(y: npt.ArrayLike, level: float = 0.9) -> Estimate:
+def classical_mean(y: npt.ArrayLike, level: float = LEVEL) -> Estimate:
     """The labelled items alone: :math:`\\bar y \\pm z\\, s_y / \\sqrt n` (``ddof=0``, as ppi_py).
 
     Examples
@@ -155,7 +159,7 @@ def ppi_mean(
     y: npt.ArrayLike,
     f: npt.ArrayLike,
     f_unlabelled: npt.ArrayLike,
-    level: float = 0.9,
+    level: float = LEVEL,
     lam: float | None = None,
 ) -> Estimate:
     """Prediction-powered mean with power tuning (PPI++).
@@ -237,7 +241,7 @@ def stratified_ppi_mean(
     f_unlabelled: npt.ArrayLike,
     strata: npt.ArrayLike,
     strata_unlabelled: npt.ArrayLike,
-    level: float = 0.9,
+    level: float = LEVEL,
 ) -> Estimate:
     """Stratified PPI++: :math:`\\sum_k w_k \\hat\\theta_k`,
     :math:`se^2 = \\sum_k w_k^2 se_k^2 \\, n_k/(n_k - 1)`.
@@ -351,7 +355,7 @@ def cross_ppi_mean(
     y: npt.ArrayLike,
     f_crossfit: npt.ArrayLike,
     f_unlabelled_models: npt.ArrayLike,
-    level: float = 0.9,
+    level: float = LEVEL,
 ) -> Estimate:
     """Cross-prediction-powered mean (Zrnic & Candès 2024, PNAS), from
     :func:`crossfit_predictions`.
@@ -374,7 +378,7 @@ def active_ppi_mean(
     f: npt.ArrayLike,
     labelled: npt.ArrayLike,
     inclusion: npt.ArrayLike,
-    level: float = 0.9,
+    level: float = LEVEL,
     lam: float | None = None,
 ) -> Estimate:
     """Active (inverse-probability-weighted) PPI++ over the whole population of ``M`` items.

@@ -24,12 +24,15 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from judgerisk.options import OptionError
+from judgerisk.options import EstimateSettings, OptionError
+
+#: The plan's default floor, from :class:`judgerisk.options.EstimateSettings`.
+FLOOR = EstimateSettings().floor
 
 __all__ = ["draw_plan", "expected_variances", "inclusion_probabilities"]
 
 
-def inclusion_probabilities(risk: npt.ArrayLike, n: float, floor: float = 0.2) -> np.ndarray:
+def inclusion_probabilities(risk: npt.ArrayLike, n: float, floor: float = FLOOR) -> np.ndarray:
     """:math:`\\pi_i = \\min(1, c\\,(\\tau + (1-\\tau) u_i))`, summing to ``n`` (module docstring).
 
     Parameters

@@ -23,6 +23,7 @@ import pandas as pd
 
 from judgerisk.estimate.exchangeability import exchangeability_test
 from judgerisk.estimate.ppi import (
+    LEVEL,
     Estimate,
     active_ppi_mean,
     classical_mean,
@@ -33,6 +34,7 @@ from judgerisk.estimate.ppi import (
     stratified_ppi_mean,
 )
 from judgerisk.estimate.sampling import draw_plan, inclusion_probabilities
+from judgerisk.options import EXCHANGEABILITY
 
 __all__ = ["TRUTH", "exchangeability_study", "interval_study", "summarize_intervals"]
 
@@ -54,7 +56,7 @@ def interval_study(
     n_reps: int = 500,
     n_items: int = 1000,
     n_labelled: int = 100,
-    level: float = 0.9,
+    level: float = LEVEL,
     seed: int = 0,
     useless: bool = False,
     multi: bool = True,
@@ -116,7 +118,7 @@ def exchangeability_study(
     n_reps: int = 500,
     n_items: int = 200,
     n_labelled: int = 40,
-    level: float = 0.05,
+    level: float = EXCHANGEABILITY.level,
     n_permutations: int = 199,
     seed: int = 0,
     easy: bool = False,
