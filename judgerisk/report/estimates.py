@@ -52,8 +52,17 @@ def decisions_certificate(decisions: pd.DataFrame, alpha: float, score: str = "s
 def certificate_check_html(check: dict, alpha: float) -> str:
     """The check's verdict (a warning when the certificate does not apply) and the floor."""
     head = "Note" if check["applies"] else "The certificate does not apply"
+    where = (
+        ""
+        if check["applies"]
+        else (
+            ' The histogram under "Per-item risk" shows the two distributions: the labelled '
+            "items (right and wrong verdicts) against the unlabelled ones (no gold)."
+        )
+    )
+    reason = check["reason"].removeprefix("the certificate does not apply: ")
     return (
-        f"<p><strong>{head}:</strong> {escape(check['reason'])}.</p>"
+        f"<p><strong>{head}:</strong> {escape(reason)}.{escape(where)}</p>"
         f"<p><strong>Abstention floor:</strong> {escape(floor_sentence(check, alpha))}.</p>"
     )
 
