@@ -192,3 +192,16 @@ def test_plan_and_weighted_estimate(labelled_panel):
     assert set(out["method"]) == set(METHODS["plan"])
     with pytest.raises(PanelError, match="not in the plan"):
         estimate_panel(labelled_panel, inclusion=pi)
+
+
+def test_certificate_check_html_says_when_it_does_not_apply():
+    from judgerisk.estimate import check_certificate
+    from judgerisk.report.estimates import certificate_check_html
+
+    s = np.random.default_rng(6).random(200)
+    errors = np.zeros(200)
+    rejected = certificate_check_html(check_certificate(s, s < 0.3, errors, 0.1, "scur"), 0.1)
+    assert rejected.startswith("<p><strong>The certificate does not apply:</strong> the labelled")
+    assert "Per-item risk" in rejected and "Abstention floor" in rejected
+    random = check_certificate(s, np.arange(200) % 5 == 0, errors, 0.1, "scur")
+    assert random["applies"] and "<strong>Note:</strong>" in certificate_check_html(random, 0.1)
