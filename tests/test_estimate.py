@@ -154,7 +154,7 @@ def labelled_panel():
 
 def test_estimate_panel_table(labelled_panel):
     from judgerisk.aggregators.base import aggregator_name, reported_aggregators
-    from judgerisk.studies.estimates import COLUMNS, METHODS, estimate_panel
+    from judgerisk.engine.estimates import COLUMNS, METHODS, estimate_panel
 
     out = estimate_panel(labelled_panel)
     assert tuple(out.columns) == COLUMNS
@@ -175,8 +175,8 @@ def test_estimate_panel_table(labelled_panel):
 
 
 def test_plan_and_weighted_estimate(labelled_panel):
+    from judgerisk.engine.estimates import METHODS, estimate_panel, plan_labels
     from judgerisk.panel import PanelError
-    from judgerisk.studies.estimates import METHODS, estimate_panel, plan_labels
 
     plan = plan_labels(labelled_panel, 50)
     assert list(plan.columns) == ["item", "inclusion_probability"]

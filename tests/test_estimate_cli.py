@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, main
+from judgerisk.engine.estimates import COLUMNS, METHODS
 from judgerisk.simulate import simulate_panel
-from judgerisk.studies.estimates import COLUMNS, METHODS
 
 
 @pytest.fixture(scope="module")

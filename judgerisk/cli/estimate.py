@@ -153,7 +153,7 @@ class Estimate(Command):
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         from judgerisk._util.determinism import one_blas_thread
-        from judgerisk.studies.estimates import estimate_panel, plan_labels
+        from judgerisk.engine.estimates import estimate_panel, plan_labels
 
         params = record["parameters"]
         s = settings_from(EstimateSettings, params)

@@ -113,7 +113,7 @@ class Select(Command):
         return []
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
-        from judgerisk.studies.certified import select_items
+        from judgerisk.engine.certified import select_items
 
         s = settings_from(SelectSettings, record["parameters"])
         decisions = select_items(

@@ -2,7 +2,7 @@
 
 Both reports (the panel's and one judge's) show the three estimates of one quantity side by
 side (the judge-only plug-in, the labelled items alone, and the prediction-powered ones:
-:func:`judgerisk.studies.estimates.estimate_panel`), what the labels are worth, and the
+:func:`judgerisk.engine.estimates.estimate_panel`), what the labels are worth, and the
 command that plans the next labels; and before they certify, whether the labelled items'
 risk scores are exchangeable with the others' (:func:`judgerisk.estimate.exchangeability.check_certificate`),
 with the abstention floor. Item ids never enter this HTML; every number is formatted here.
@@ -34,7 +34,7 @@ METHOD_NAMES = {
 
 def decisions_certificate(decisions: pd.DataFrame, alpha: float, score: str = "scur") -> dict:
     """:func:`~judgerisk.estimate.exchangeability.check_certificate` of a
-    :func:`~judgerisk.studies.certified.select_items` table (the settings of
+    :func:`~judgerisk.engine.certified.select_items` table (the settings of
     :data:`judgerisk.options.EXCHANGEABILITY`)."""
     x = EXCHANGEABILITY
     return check_certificate(
@@ -73,7 +73,7 @@ def labelled_slice_html(table: pd.DataFrame, quantity: str, command_panel: str =
     Parameters
     ----------
     table : pandas.DataFrame
-        An :func:`~judgerisk.studies.estimates.estimate_panel` table.
+        An :func:`~judgerisk.engine.estimates.estimate_panel` table.
     quantity : str
         The quantity shown (e.g. ``"accuracy:majority"``).
     command_panel : str
