@@ -404,6 +404,14 @@ def active_ppi_mean(
     Estimate
         :math:`z_i = \\lambda f_i + (y_i - \\lambda f_i)\\xi_i/\\pi_i`, :math:`\\hat\\theta =
         \\bar z`, :math:`se = s_z/\\sqrt M` (Zrnic & Candès 2024, ICML, Theorem 1).
+
+    Notes
+    -----
+    The tuned :math:`\\hat\\lambda` is chosen on the same labels it weights, which shrinks
+    the variance estimate a little: in :mod:`judgerisk.estimate.simulation` (2,000
+    repetitions, 50-100 labels from 1,000 items, the default floor) the tuned interval covers
+    0.878-0.890 at level 0.9 and the :math:`\\lambda = 1` one 0.891-0.904, for a width about
+    2 % larger. Pass ``lam=1.0`` where the level matters more than the width.
     """
     f = _vector(f, "f", 2)
     xi = np.asarray(labelled, dtype=bool).ravel()
