@@ -19,12 +19,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk import cells
 from judgerisk.aggregators import AGGREGATORS, aggregate
 from judgerisk.engine.certified import certify_panel, judge_bpe, score_panel, summarize_certified
 from judgerisk.engine.describe import consensus, judge_accuracy, panel_overview
 from judgerisk.orientation import NAMED_JUDGES, check_orientation
-from judgerisk.panel import to_wide, validate_panel, wide_table
+from judgerisk.panel import cell_table, to_wide, validate_panel, wide_table
 from judgerisk.risk.baselines import baseline_scores
 from judgerisk.risk.registry import BASELINES, get_risk_score
 from judgerisk.risk.signals import signal_s
@@ -90,9 +89,9 @@ def _same(a, b) -> None:
 
 
 def test_the_sparse_path_gives_the_dense_numbers(small_crowd, monkeypatch):
-    assert isinstance(wide_table(small_crowd, "p"), cells.CellTable)
+    assert isinstance(wide_table(small_crowd, "p"), cell_table.CellTable)
     sparse = _everything(small_crowd)
-    monkeypatch.setattr(cells, "SPARSE_BELOW", 0.0)  # every table dense, as before
+    monkeypatch.setattr(cell_table, "SPARSE_BELOW", 0.0)  # every table dense, as before
     assert isinstance(wide_table(small_crowd, "p"), pd.DataFrame)
     dense = _everything(small_crowd)
     for key in dense:

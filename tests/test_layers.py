@@ -45,6 +45,8 @@ FOLDERS: dict[str, int] = {
 }
 #: At most this many flat modules at the top of ``judgerisk/`` (besides ``__init__``).
 MAX_FLAT = 12
+#: At most this many lines in one module (one responsibility per module).
+MAX_LINES = 800
 
 
 def module_name(path: Path) -> str:
@@ -166,6 +168,12 @@ def test_the_top_level_is_the_contract_and_folders():
     flat = sorted(p.stem for p in PACKAGE.glob("*.py") if p.name != "__init__.py")
     assert len(flat) <= MAX_FLAT, flat
     assert all(layer_of(f"judgerisk.{m}") == CONTRACT for m in flat)
+
+
+def test_no_module_is_over_the_line_limit():
+    sizes = {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in MODULES.items()}
+    assert {m: n for m, n in sizes.items() if n > MAX_LINES} == {}
+    assert max(sizes.values()) > MAX_LINES // 2  # the count reads real files
 
 
 def test_layer_map_reads_the_folder():
