@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from judgerisk.options import ANALYSIS
+from judgerisk.options import ANALYSIS, DEFAULT_FOLDS
 from judgerisk.risk.registry import BASELINES
 from judgerisk.splits import PROTOCOLS
 from judgerisk.studies.analysis import risk_context
@@ -55,7 +55,7 @@ def margin_curve(
     seed: int = 0,
     subset: str = "all",
     baseline: str | None = None,
-    n_folds: int = 5,
+    n_folds: int = DEFAULT_FOLDS,
     n_boot: int = ANALYSIS.n_boot,
     scur_options: dict | None = None,
     aggregator: str = "majority",
