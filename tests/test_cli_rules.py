@@ -164,7 +164,7 @@ def test_verify_says_what_it_does_first(folder, capsys):
     assert main(["verify", "p.csv"]) == EXIT_OK
     captured = capsys.readouterr()
     assert captured.err.startswith("judgerisk verify: checking the inputs of p.csv")
-    assert "reproduced" in captured.out
+    assert "reproduced" in captured.err
 
 
 # --------------------------------------------------------------------------- select
