@@ -68,11 +68,14 @@ class Report(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk._util.progress import want_progress
+        from judgerisk.panel import PanelFileNotFoundError
         from judgerisk.report.build import render_report
 
         check_aggregators(args.aggregators)  # None (the default) stays None in the record
         check_certified_scores(args.certified_scores)
         check_output(args, args.output, (args.panel,), suffixes=(".html", ".htm"))
+        if not Path(args.panel).is_file():  # before the record hashes it
+            raise PanelFileNotFoundError(f"{args.panel}: file not found")
         # the panel is read once, by render_report, which adds its row count to the record
         out = render_report(
             args.panel,
