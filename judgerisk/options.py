@@ -35,6 +35,7 @@ __all__ = [
     "CONDITIONS",
     "DEFAULT_ACCELERATE",
     "DEFAULT_ALPHA",
+    "DEFAULT_CELL_TIMEOUT",
     "DEFAULT_DELTA",
     "DEFAULT_FOLDS",
     "DEFAULT_PROTOCOL",
@@ -77,6 +78,9 @@ DEFAULT_DELTA = 0.1
 
 #: Default random calibration / test splits of the validity check (gold only).
 DEFAULT_SPLITS = 1000
+
+#: Default seconds allowed per notebook cell of the report (``judgerisk report --timeout``).
+DEFAULT_CELL_TIMEOUT = 600
 
 #: The shipped prompt template of extraction and perturbation (``judgerisk/extract/templates``).
 DEFAULT_TEMPLATE = "pairwise_v1"

@@ -105,6 +105,7 @@ def _quantities() -> dict[str, object]:
         "accelerate": o.DEFAULT_ACCELERATE,
         "n_items": o.SIMULATE.n_items,
         "n_judges": o.SIMULATE.n_judges,
+        "timeout": o.DEFAULT_CELL_TIMEOUT,
     }
 
 

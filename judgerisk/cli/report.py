@@ -22,7 +22,7 @@ from judgerisk.cli.common import (
     settings_from,
 )
 from judgerisk.cli.scoring import add_scoring_arguments, check_aggregators, panel_sizes
-from judgerisk.options import OptionError, ReportSettings
+from judgerisk.options import DEFAULT_CELL_TIMEOUT, OptionError, ReportSettings
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -62,7 +62,9 @@ class Report(Command):
             help="risk scores whose certified decisions to compare (default: scur, pe, then "
             "every risk score registered beyond the built-ins)",
         )
-        p.add_argument("--timeout", type=positive_int, default=600, help="seconds per cell")
+        p.add_argument(
+            "--timeout", type=positive_int, default=DEFAULT_CELL_TIMEOUT, help="seconds per cell"
+        )
         add_progress(p)
         add_overwrite(p)
 

@@ -29,7 +29,7 @@ import pandas as pd
 
 from judgerisk._util.determinism import one_blas_thread
 from judgerisk._util.safe_write import atomic_write_group, private_folder
-from judgerisk.options import ReportSettings, ScoreSettings
+from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings, ScoreSettings
 from judgerisk.panel import (
     PanelError,
     atomic_write,
@@ -250,7 +250,7 @@ def render_report(
     panel_path: str | Path,
     output: str | Path,
     parameters: dict | None = None,
-    timeout: int = 600,
+    timeout: int = DEFAULT_CELL_TIMEOUT,
     keep_notebook: str | Path | None = None,
     command: list[str] | str | None = None,
     progress: bool = False,
@@ -272,7 +272,7 @@ def render_report(
         the panel file).
     parameters : dict, optional
         Notebook parameters (``n_seeds``, ``seed``, ``alpha``, ``n_splits``, ``accelerate``).
-    timeout : int, default 600
+    timeout : int, default :data:`judgerisk.options.DEFAULT_CELL_TIMEOUT`
         Seconds allowed per cell.
     keep_notebook : path-like, optional
         Also save the executed ``.ipynb`` there (with the provenance record in its metadata).
