@@ -275,6 +275,8 @@ class Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsH
     def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.required or action.default is None or isinstance(action.default, bool):
             return action.help
+        if isinstance(action, ListOption) and isinstance(action.default, tuple):
+            return f"{action.help} (default: {' '.join(action.default)})"  # as it is typed
         return super()._get_help_string(action)
 
 
