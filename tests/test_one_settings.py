@@ -312,7 +312,7 @@ def test_extract_takes_a_positional_input_and_o():
 def test_an_extraction_folder_holding_a_run_needs_resume_or_overwrite(tmp_path, capsys):
     import time
 
-    from judgerisk.cli.extract import _spellings, check_extract_paths
+    from judgerisk.cli.extract import check_extract_paths, resolve_spellings
     from judgerisk.provenance import OutputPathError
 
     out = tmp_path / "run"
@@ -327,12 +327,12 @@ def test_an_extraction_folder_holding_a_run_needs_resume_or_overwrite(tmp_path, 
     with pytest.raises(OptionError, match="give one"):
         check_extract_paths(out, {}, resume=True, overwrite=True)
     old = argparse.Namespace(items=None, output=None, items_option="i.jsonl", out_option="run")
-    _spellings(old)
+    resolve_spellings(old)
     assert (old.items, old.output) == ("i.jsonl", "run") and not hasattr(old, "items_option")
     err = capsys.readouterr().err
     assert "--items is deprecated" in err and "--out is deprecated" in err
     with pytest.raises(OptionError, match="-o/--output is required"):
-        _spellings(argparse.Namespace(items="i.jsonl", output=None))
+        resolve_spellings(argparse.Namespace(items="i.jsonl", output=None))
 
 
 def test_run_says_what_it_wrote_on_stderr(tmp_path, monkeypatch, capsys):

@@ -26,7 +26,14 @@ from judgerisk.cli.common import (
 )
 from judgerisk.options import ANALYSIS, CONDITIONS, DEFAULT_TEMPLATE, OptionError
 
-__all__ = ["COMMAND", "Extract", "backend_kwargs", "check_extract_paths"]
+__all__ = [
+    "COMMAND",
+    "Extract",
+    "backend_kwargs",
+    "check_extract_paths",
+    "clear_run",
+    "resolve_spellings",
+]
 
 
 def _batch_size(text: str) -> int | str:
@@ -314,7 +321,7 @@ def clear_run(out: Path) -> None:
                     part.unlink()
 
 
-def _spellings(args: argparse.Namespace) -> None:
+def resolve_spellings(args: argparse.Namespace) -> None:
     """The input and folder from the positional input and ``-o``, or the old spellings
     (``--items``, ``--out``: a deprecation line each)."""
     for old, new, flag in (("items_option", "items", "--items"), ("out_option", "output", "--out")):
@@ -365,7 +372,7 @@ def _run(args: argparse.Namespace) -> int:
     from judgerisk.extract.extract import run_judge
     from judgerisk.provenance import finish_record
 
-    _spellings(args)
+    resolve_spellings(args)
     files = {
         "items": args.items,
         "--template": args.template if str(args.template).endswith(".json") else None,
