@@ -48,6 +48,7 @@ __all__ = [
     "PROTOCOLS",
     "InputError",
     "ORIGINAL",
+    "SWAP",
     "OptionError",
     "COUNT_MINIMA",
     "check_accelerate",
@@ -87,6 +88,8 @@ DEFAULT_TEMPLATE = "pairwise_v1"
 
 #: The condition a judge sees first (answers in the original order, the original rubric).
 ORIGINAL = "original"
+#: The original prompt with the answers in the swapped order (the one definition).
+SWAP = "swap"
 #: The six conditions of the paper (the default of extraction and simulation). Any condition a
 #: perturbation family declares is allowed (:mod:`judgerisk.families`: ``label1``, ...).
 CONDITIONS: tuple[str, ...] = (
@@ -277,7 +280,7 @@ ANALYSIS = AnalysisSettings()
 @dataclass(frozen=True)
 class ScoreSettings(_Settings):
     """The settings of ``judgerisk score``: its option defaults and those of
-    :func:`judgerisk.studies.certified.score_panel` (a test holds both to this object).
+    :func:`judgerisk.engine.certified.score_panel` (a test holds both to this object).
 
     Attributes
     ----------
@@ -353,7 +356,7 @@ class ReportSettings(ScoreSettings):
 @dataclass(frozen=True)
 class SelectSettings(_Settings):
     """The settings of ``judgerisk select``: its option defaults and those of
-    :func:`judgerisk.studies.certified.select_items` (a test holds both to this object).
+    :func:`judgerisk.engine.certified.select_items` (a test holds both to this object).
 
     Attributes
     ----------

@@ -63,11 +63,11 @@ def test_no_literal_copy_of_the_analysis_defaults():
 
 
 def test_the_signatures_read_the_settings():
+    from judgerisk._book.studies.paired import compare_scores
+    from judgerisk.engine.analysis import evaluate_risk
     from judgerisk.risk.metrics import high_consensus, probability_high_consensus
-    from judgerisk.risk.signals import scur_scores
+    from judgerisk.risk.scur import scur_scores
     from judgerisk.splits import split_items
-    from judgerisk.studies.analysis import evaluate_risk
-    from judgerisk.studies.paired import compare_scores
 
     def default(func, name):
         return inspect.signature(func).parameters[name].default
@@ -204,14 +204,6 @@ def test_report_accepts_every_scoring_option_of_score_with_its_default():
         assert flag in report, flag
         a, b = score[flag], report[flag]
         assert (a.default, a.choices, type(a)) == (b.default, b.choices, type(b)), flag
-
-
-def test_max_seeds_is_gone(capsys):
-    from judgerisk.cli.app import main
-
-    with pytest.raises(SystemExit) as exc:
-        main(["score", "p.csv", "-o", "s.csv", "--max-seeds", "2"])
-    assert exc.value.code == 2 and "unrecognized arguments: --max-seeds" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- one list syntax

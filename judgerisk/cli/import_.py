@@ -22,6 +22,7 @@ from judgerisk.cli.common import (
     command_record,
     write_output,
 )
+from judgerisk.options import SWAP
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -59,7 +60,6 @@ _OPTIONS: dict[str, dict] = {
         "text), acc (two choices), auto (target, else acc; the default), none (no gold)",
     },
 }
-_SWAP = "swap"
 #: What ``--duplicates`` does unless told: refuse a cell read twice, naming both records.
 DEFAULT_DUPLICATES = "error"
 
@@ -180,7 +180,7 @@ def _next_step(panel: pd.DataFrame, output: str) -> str:
     groups = judge_groups(panel)
     if len(groups) > 1:
         return f"not a panel: {no_shared_items(groups)}"
-    swap = _SWAP in set(panel["condition"])
+    swap = SWAP in set(panel["condition"])
     if sum(map(len, groups)) >= 2:
         return f"next: judgerisk report {output} -o report.html"
     if swap:

@@ -89,8 +89,8 @@ class Score(Command):
 
 
 def _score(panel: pd.DataFrame, settings: ScoreSettings, progress: bool = False) -> pd.DataFrame:
-    """The score table (:func:`judgerisk.studies.certified.score_with`, the report's path)."""
-    from judgerisk.studies.certified import score_with
+    """The score table (:func:`judgerisk.engine.certified.score_with`, the report's path)."""
+    from judgerisk.engine.certified import score_with
 
     return score_with(panel, settings, progress)
 

@@ -28,11 +28,10 @@ from typing import Any
 import pandas as pd
 
 from judgerisk._util.determinism import one_blas_thread
-from judgerisk._util.safe_write import atomic_write_group, private_folder
+from judgerisk._util.safe_write import atomic_write, atomic_write_group, private_folder
 from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings, ScoreSettings
 from judgerisk.panel import (
     PanelError,
-    atomic_write,
     check_scorable,
     load_panel,
     warn_ties_and_orientation,
@@ -91,7 +90,7 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
     -------
     pandas.DataFrame
         For a panel of two or more judges, the score table ``judgerisk score`` writes for the
-        same scoring settings (:func:`judgerisk.studies.certified.score_with`). For one judge in both orders
+        same scoring settings (:func:`judgerisk.engine.certified.score_with`). For one judge in both orders
         (:func:`one_judge_in_both_orders`), :func:`judgerisk.selective.one_judge.bpe_table` of every
         item (an item seen in one order only has no BPE: empty cells) with its ``gold`` when
         the panel has one. Scored on one BLAS thread, so the numbers do not depend on the
@@ -107,7 +106,7 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
             if "gold" in panel.columns:
                 table["gold"] = panel.groupby("item", sort=False)["gold"].first()
             return table
-        from judgerisk.studies.certified import score_with
+        from judgerisk.engine.certified import score_with
 
         # ``judgerisk score``'s path (a record that predates a parameter gets its default)
         return score_with(panel, ReportSettings.from_parameters(params), progress)
