@@ -332,7 +332,7 @@ def test_run_says_what_it_wrote_on_stderr(tmp_path, monkeypatch, capsys):
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(
-        "judgerisk.book.rerun.run_chapter", lambda *a, **k: (tmp_path / "n.ipynb", 1.0)
+        "judgerisk._book.rerun.run_chapter", lambda *a, **k: (tmp_path / "n.ipynb", 1.0)
     )
     assert main(["run", "01", "--small", "-o", "n.ipynb"]) == 0
     out, err = capsys.readouterr()

@@ -175,7 +175,7 @@ def _import(params: dict, paths: list) -> tuple[pd.DataFrame, dict]:
 
 def _next_step(panel: pd.DataFrame, output: str) -> str:
     """The ``next:`` sentence: only a command that accepts this panel, else what is missing."""
-    from judgerisk.coverage import judge_groups, no_shared_items
+    from judgerisk.panel.overlap import judge_groups, no_shared_items
 
     groups = judge_groups(panel)
     if len(groups) > 1:
