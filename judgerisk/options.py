@@ -1,4 +1,16 @@
-"""The vocabulary of the options and the input-error classes, with no heavy import.
+"""The settings module: every default, the vocabulary of the options and the input-error
+classes, with no heavy import.
+
+One default per quantity, written here once: the repetitions and folds of the cross-fitting
+(:data:`DEFAULT_REPEATS`, :data:`DEFAULT_FOLDS`), its protocol (:data:`DEFAULT_PROTOCOL`), the
+target risk level α (:data:`DEFAULT_ALPHA`), the prompt template (:data:`DEFAULT_TEMPLATE`),
+the LMM's solver (:data:`DEFAULT_ACCELERATE`), the validity check's splits
+(:data:`DEFAULT_SPLITS`), the simulator's panel size (:data:`SIMULATE`) and the analyses'
+shares and thresholds (:data:`ANALYSIS`). Every command's parser and every public function
+read their defaults from here (a test scans the package for a literal copy), so ``judgerisk
+score``, ``report``, ``select``, ``bpe`` and the chapters give the same numbers for the same
+panel and options. The settings objects (:class:`ScoreSettings`, :class:`ReportSettings`,
+:class:`SelectSettings`, ...) group a command's defaults.
 
 The command line builds its parser from these names (so ``judgerisk --help`` imports neither
 pandas nor scikit-learn), and the library and the report check their options with the same
@@ -25,7 +37,16 @@ __all__ = [
     "SelectSettings",
     "CONDITIONS",
     "DEFAULT_ACCELERATE",
+    "DEFAULT_ALPHA",
+    "DEFAULT_CELL_TIMEOUT",
+    "DEFAULT_DELTA",
+    "DEFAULT_FOLDS",
+    "DEFAULT_PROTOCOL",
     "DEFAULT_REPEATS",
+    "DEFAULT_SPLITS",
+    "DEFAULT_TEMPLATE",
+    "SIMULATE",
+    "SimulateSettings",
     "PERTURB_CONDITIONS",
     "PROTOCOLS",
     "InputError",
@@ -42,9 +63,31 @@ __all__ = [
 #: from which the real panels' conclusions stop moving (the book's chapter 10).
 DEFAULT_REPEATS = 1
 
+#: Default number of folds K of each K-fold repetition (60 / 20 / 20 fit / reference /
+#: evaluation at K = 5).
+DEFAULT_FOLDS = 5
+
 #: Ways of drawing the cross-fitting splits: repeated K-fold (the default) or the paper's
 #: independent random splits.
 PROTOCOLS: tuple[str, str] = ("kfold", "paper")
+#: The default protocol: repeated K-fold cross-fitting.
+DEFAULT_PROTOCOL = PROTOCOLS[0]
+
+#: Default target risk level α of the certified decisions (SCOPE: an expected false discovery
+#: rate of the accepted verdicts at most α), in the library, ``select``, ``bpe`` and ``report``.
+DEFAULT_ALPHA = 0.1
+#: Default δ of the high-probability bounds (Clopper–Pearson, Learn-then-Test): the bound holds
+#: with probability at least 1 - δ.
+DEFAULT_DELTA = 0.1
+
+#: Default random calibration / test splits of the validity check (gold only).
+DEFAULT_SPLITS = 1000
+
+#: Default seconds allowed per notebook cell of the report (``judgerisk report --timeout``).
+DEFAULT_CELL_TIMEOUT = 600
+
+#: The shipped prompt template of extraction and perturbation (``judgerisk/extract/templates``).
+DEFAULT_TEMPLATE = "pairwise_v1"
 
 #: The condition a judge sees first (answers in the original order, the original rubric).
 ORIGINAL = "original"
@@ -238,48 +281,6 @@ ANALYSIS = AnalysisSettings()
 
 
 @dataclass(frozen=True)
-class ReportSettings(_Settings):
-    """The settings of the panel report: one object for ``judgerisk report`` (its option
-    defaults), :func:`judgerisk.report.build.render_report` and the report notebook's parameters cell
-    (a test holds the cell to these defaults).
-
-    Attributes
-    ----------
-    n_seeds : int, default 3
-        Fit/reference/evaluation splits averaged in the cross-fitted scores.
-    seed : int, default 0
-        First split's seed.
-    alpha : float, default 0.1
-        Target false discovery rate of the certified decisions.
-    n_splits : int, default 1000
-        Random calibration/test splits of the validity check (gold only).
-    accelerate : str, default "anderson"
-        The LMM's solver (:data:`ACCELERATIONS`).
-    aggregators : tuple of str or None, default None
-        Aggregators the report compares (the first one's verdict is certified); ``None`` is
-        :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote, Dawid–Skene,
-        then every aggregator registered beyond the built-ins).
-    certified_scores : tuple of str or None, default None
-        Risk scores whose certified decisions the report compares; ``None`` is
-        :data:`judgerisk.risk.registry.CERTIFIED` (SCUR, PE, then every score registered
-        beyond the built-ins).
-    """
-
-    n_seeds: int = 3
-    seed: int = 0
-    alpha: float = 0.1
-    n_splits: int = 1000
-    accelerate: str = DEFAULT_ACCELERATE
-    aggregators: tuple[str, ...] | None = None
-    certified_scores: tuple[str, ...] | None = None
-
-    def __post_init__(self) -> None:
-        check_alpha(self.alpha)
-        check_accelerate(self.accelerate)
-        _check_counts(self, "n_seeds", "seed", "n_splits")
-
-
-@dataclass(frozen=True)
 class ScoreSettings(_Settings):
     """The settings of ``judgerisk score``: its option defaults and those of
     :func:`judgerisk.engine.certified.score_panel` (a test holds both to this object).
@@ -287,16 +288,16 @@ class ScoreSettings(_Settings):
     Attributes
     ----------
     n_seeds : int, default :data:`DEFAULT_REPEATS`
-        Repetitions of the cross-fitting.
+        Repetitions of the cross-fitting (each scores every item once).
     seed : int, default 0
         First split's seed.
     aggregators : tuple of str or None, default None
         Aggregators whose verdicts and posteriors are added to the score table; ``None`` is
         :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote, Dawid–Skene,
         then every aggregator registered beyond the built-ins).
-    protocol : str, default "kfold"
+    protocol : str, default :data:`DEFAULT_PROTOCOL`
         Way of drawing the cross-fitting splits (:data:`PROTOCOLS`).
-    n_folds : int, default 5
+    n_folds : int, default :data:`DEFAULT_FOLDS`
         Folds of each repetition under ``"kfold"`` (at least 3, :data:`COUNT_MINIMA`).
     accelerate : str, default "anderson"
         The LMM's solver (:data:`ACCELERATIONS`).
@@ -307,8 +308,8 @@ class ScoreSettings(_Settings):
     n_seeds: int = DEFAULT_REPEATS
     seed: int = 0
     aggregators: tuple[str, ...] | None = None
-    protocol: str = PROTOCOLS[0]
-    n_folds: int = 5
+    protocol: str = DEFAULT_PROTOCOL
+    n_folds: int = DEFAULT_FOLDS
     accelerate: str = DEFAULT_ACCELERATE
 
     def __post_init__(self) -> None:
@@ -319,13 +320,50 @@ class ScoreSettings(_Settings):
 
 
 @dataclass(frozen=True)
+class ReportSettings(ScoreSettings):
+    """The settings of the panel report: one object for ``judgerisk report`` (its option
+    defaults), :func:`judgerisk.report.build.render_report` and the report notebook's
+    parameters cell (a test holds the cell to these defaults).
+
+    Every scoring setting is :class:`ScoreSettings`' (this class extends it), so the report's
+    score table is ``judgerisk score``'s for the same options (a test compares them cell for
+    cell).
+
+    Attributes
+    ----------
+    n_seeds, seed, aggregators, protocol, n_folds, accelerate
+        As :class:`ScoreSettings` (``aggregators``: the report compares them, the first one's
+        verdict is certified).
+    alpha : float, default :data:`DEFAULT_ALPHA`
+        Target false discovery rate of the certified decisions.
+    n_splits : int, default :data:`DEFAULT_SPLITS`
+        Random calibration/test splits of the validity check (gold only).
+    certified_scores : tuple of str or None, default None
+        Risk scores whose certified decisions the report compares; ``None`` is
+        :data:`judgerisk.risk.registry.CERTIFIED` (SCUR, PE, then every score registered
+        beyond the built-ins).
+    """
+
+    _command = "report"
+
+    alpha: float = DEFAULT_ALPHA
+    n_splits: int = DEFAULT_SPLITS
+    certified_scores: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_alpha(self.alpha)
+        _check_counts(self, "n_splits")
+
+
+@dataclass(frozen=True)
 class SelectSettings(_Settings):
     """The settings of ``judgerisk select``: its option defaults and those of
     :func:`judgerisk.engine.certified.select_items` (a test holds both to this object).
 
     Attributes
     ----------
-    alpha : float, default 0.1
+    alpha : float, default :data:`DEFAULT_ALPHA`
         Target false discovery rate of the accepted verdicts.
     score : str, default "scur"
         Risk column to threshold (larger = riskier).
@@ -337,13 +375,45 @@ class SelectSettings(_Settings):
 
     _command = "select"
 
-    alpha: float = 0.1
+    alpha: float = DEFAULT_ALPHA
     score: str = "scur"
     verdict: str = "majority"
     allow_any_score: bool = False
 
     def __post_init__(self) -> None:
         check_alpha(self.alpha)
+
+
+@dataclass(frozen=True)
+class SimulateSettings(_Settings):
+    """The simulator's panel: the defaults of :func:`judgerisk.simulate.simulate_panel` and of
+    ``judgerisk simulate`` (:data:`SIMULATE`).
+
+    Attributes
+    ----------
+    n_items : int, default 2000
+        Items of the panel.
+    n_judges : int, default 5
+        Judges of the panel.
+    seed : int, default 0
+        Seed of the simulator's one random generator.
+    conditions : tuple of str, default :data:`CONDITIONS`
+        Conditions simulated (the paper's six).
+    """
+
+    _command = "simulate"
+
+    n_items: int = 2000
+    n_judges: int = 5
+    seed: int = 0
+    conditions: tuple[str, ...] = CONDITIONS
+
+    def __post_init__(self) -> None:
+        _check_counts(self, "n_items", "n_judges", "seed")
+
+
+#: The simulator's defaults (:class:`SimulateSettings`), read by ``simulate_panel`` and the CLI.
+SIMULATE = SimulateSettings()
 
 
 @dataclass(frozen=True)
@@ -358,7 +428,7 @@ class EstimateSettings(_Settings):
     n_strata : int, default 10
         Strata of the stratified estimate: deciles of SCUR (fewer when the labelled slice is
         small: :func:`judgerisk.estimate.ppi.quantile_strata`).
-    n_folds : int, default 5
+    n_folds : int, default :data:`DEFAULT_FOLDS`
         Folds of the cross-fitted multi-judge prediction (``ppi_multi``).
     proxy : str, default "dawid_skene"
         Aggregator whose posterior P(A) predicts the labels of the judges' accuracies and of
@@ -378,7 +448,7 @@ class EstimateSettings(_Settings):
 
     level: float = 0.9
     n_strata: int = 10
-    n_folds: int = 5
+    n_folds: int = DEFAULT_FOLDS
     proxy: str = "dawid_skene"
     floor: float = 0.2
     seed: int = 0

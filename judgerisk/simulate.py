@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.families import FAMILIES, get_family, parse_condition
-from judgerisk.options import check_count
-from judgerisk.panel import CONDITIONS, ORIGINAL, order_pairs, validate_panel
+from judgerisk.options import SIMULATE, check_count
+from judgerisk.panel import ORIGINAL, order_pairs, validate_panel
 from judgerisk.validation import to_labels
 
 __all__ = [
@@ -228,10 +228,10 @@ def _rubric_of(condition: str) -> str | None:
 
 
 def simulate_panel(
-    n_items: int = 2000,
-    n_judges: int = 5,
-    conditions: tuple[str, ...] = CONDITIONS,
-    seed: int = 0,
+    n_items: int = SIMULATE.n_items,
+    n_judges: int = SIMULATE.n_judges,
+    conditions: tuple[str, ...] = SIMULATE.conditions,
+    seed: int = SIMULATE.seed,
     **knobs: float,
 ) -> Panel:
     """Draw a judge panel from the latent measurement model plus failure mechanisms.
@@ -479,7 +479,9 @@ def calibration_labels(
     return labels.iloc[rows].reset_index(drop=True)
 
 
-def simulate_pairs(n: int = 2000, seed: int = 0, **knobs: float) -> pd.DataFrame:
+def simulate_pairs(
+    n: int = SIMULATE.n_items, seed: int = SIMULATE.seed, **knobs: float
+) -> pd.DataFrame:
     """One judge queried in both answer orders, drawn from the same model as the panels.
 
     Parameters

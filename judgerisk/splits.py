@@ -31,7 +31,14 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from judgerisk.options import ANALYSIS, DEFAULT_REPEATS, PROTOCOLS, check_count
+from judgerisk.options import (
+    ANALYSIS,
+    DEFAULT_FOLDS,
+    DEFAULT_PROTOCOL,
+    DEFAULT_REPEATS,
+    PROTOCOLS,
+    check_count,
+)
 
 __all__ = [
     "DEFAULT_REPEATS",
@@ -145,7 +152,7 @@ def split_items(
     return pd.Series(out, index=index, name="split", dtype=object)
 
 
-def fold_labels(items: Iterable, seed: int | None, n_folds: int = 5) -> pd.Series:
+def fold_labels(items: Iterable, seed: int | None, n_folds: int = DEFAULT_FOLDS) -> pd.Series:
     """Partition the items at random into ``n_folds`` folds of (almost) equal size.
 
     Parameters
@@ -194,8 +201,8 @@ def cross_fit_splits(
     items: Iterable,
     n_repeats: int,
     seed: int = 0,
-    protocol: str = "kfold",
-    n_folds: int = 5,
+    protocol: str = DEFAULT_PROTOCOL,
+    n_folds: int = DEFAULT_FOLDS,
     fractions: Sequence[float] = ANALYSIS.fractions,
 ) -> list[tuple[int, int, pd.Series]]:
     """Every fit / reference / evaluation split of a cross-fitting run, in order.

@@ -233,8 +233,9 @@ def short_template() -> dict:
         A template record, usable wherever a template is accepted.
     """
     from judgerisk.extract.prompts import load_template
+    from judgerisk.options import DEFAULT_TEMPLATE
 
-    record = dict(load_template("pairwise_v1").record)
+    record = dict(load_template(DEFAULT_TEMPLATE).record)
     record.update(
         name="short_v1",
         user="{rubric}\nQ: {prompt}\nA: {answer_a}\nB: {answer_b}",

@@ -90,7 +90,7 @@ def test_simulate_score_select_report_end_to_end(tmp_path):
     assert "METHODS" not in page
     assert re.search(r"<th>items</th>\s*<td>120</td>", page)  # counts as integers
     r = _cli("verify", "report.html", cwd=tmp_path)
-    assert r.returncode == 0 and "reproduced" in r.stdout, r.stderr
+    assert r.returncode == 0 and "reproduced" in r.stderr, r.stderr
     assert hashlib.sha256((tmp_path / "panel.csv").read_bytes()).hexdigest() == panel_sha
     assert page.count("<table") >= 4  # overview, judges, riskiest items, AUROC, certified
     assert len(re.findall(r'src="data:image/png;base64,[A-Za-z0-9+/=]{1000,}"', page)) >= 2

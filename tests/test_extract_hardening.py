@@ -46,12 +46,11 @@ def work(tmp_path, monkeypatch):
 def _cli(folder, *extra, items="items.csv", out="run"):
     argv = [
         "extract",
+        items,
+        "-o",
+        out,
         "--model",
         str(folder),
-        "--items",
-        items,
-        "--out",
-        out,
         "--template",
         "short.json",
         "--conditions",
@@ -77,7 +76,7 @@ def test_out_folder_holding_the_items_is_refused_before_any_work(folder, work, c
     before = Path("run/panel.parquet").read_bytes()
     assert _cli(folder, items="run/panel.parquet") == EXIT_USAGE
     err = capsys.readouterr().err
-    assert "would overwrite the input --items run/panel.parquet" in err
+    assert "would overwrite the input items run/panel.parquet" in err
     assert Path("run/panel.parquet").read_bytes() == before
     assert not Path("run/manifest.json").exists() and not Path("run/parts").exists()
 

@@ -45,7 +45,7 @@ def tiny(tmp_path_factory):
 
 
 def _extract(model, items, out, *extra):
-    argv = ["extract", "--model", str(model), "--items", str(items), "--out", str(out),
+    argv = ["extract", str(items), "-o", str(out), "--model", str(model),
             "--conditions", *NEW, "--judge", "tiny", "--no-progress", *extra]  # fmt: skip
     return _quiet(cli_main, argv)
 
@@ -62,9 +62,11 @@ def test_tiny_judge_extracts_the_new_families(tiny):
     assert manifest["perturbation"]["seed"] == 0
     assert set(manifest["perturbation"]["families"]) == {"label", "format", "verbosity"}
     first = sorted((out / "parts").iterdir())
-    assert _extract(model, items, out) == EXIT_OK  # resumed: nothing recomputed
+    assert _extract(model, items, out) == EXIT_USAGE  # a folder holding a run: refused
     assert sorted((out / "parts").iterdir()) == first
-    assert _extract(model, items, out, "--seed", "1") == EXIT_USAGE  # another seed: refused
+    assert _extract(model, items, out, "--resume") == EXIT_OK  # resumed: nothing recomputed
+    assert sorted((out / "parts").iterdir()) == first
+    assert _extract(model, items, out, "--seed", "1", "--resume") == EXIT_USAGE  # another seed
     other = root / "run-seed1"
     assert _extract(model, items, other, "--seed", "1") == EXIT_OK
     again = load_panel(other / "panel.parquet").set_index(["item", "condition"])["logit"]
@@ -76,19 +78,20 @@ def test_tiny_judge_extracts_the_new_families(tiny):
 def test_a_folder_gains_family_conditions_later(tiny):
     root, model, items = tiny
     out = root / "grow"
-    argv = ["extract", "--model", str(model), "--items", str(items), "--out", str(out),
+    argv = ["extract", str(items), "-o", str(out), "--model", str(model),
             "--conditions", "original", "swap", "--no-progress"]  # fmt: skip
     assert _quiet(cli_main, argv) == EXIT_OK
     assert "perturbation" not in json.loads((out / "manifest.json").read_text())
-    assert _quiet(cli_main, [*argv[:-3], "original", "label1", "--no-progress"]) == EXIT_OK
+    resumed = [*argv[:-3], "original", "label1", "--no-progress", "--resume"]
+    assert _quiet(cli_main, resumed) == EXIT_OK
     manifest = json.loads((out / "manifest.json").read_text())
     assert list(manifest["perturbation"]["families"]) == ["label"]
 
 
 def test_unknown_condition_is_one_clear_error(tiny, capsys):
     root, model, items = tiny
-    argv = ["extract", "--model", str(model), "--items", str(items), "--out",
-            str(root / "bad"), "--conditions", "original", "shuffle1", "--no-progress"]  # fmt: skip
+    argv = ["extract", str(items), "-o", str(root / "bad"), "--model", str(model),
+            "--conditions", "original", "shuffle1", "--no-progress"]  # fmt: skip
     assert _quiet(cli_main, argv) == EXIT_USAGE
     err = capsys.readouterr().err
     assert "shuffle1" in err and "perturbation family" in err and "Traceback" not in err
@@ -104,8 +107,8 @@ def test_bundled_judge_extracts_the_new_families(tmp_path):
     items = tmp_path / "items.jsonl"
     tiny_items(1).to_json(items, orient="records", lines=True)
     out = tmp_path / "run"
-    argv = ["extract", "--backend", "gguf", "--model", SMOLLM2, "--items", str(items),
-            "--out", str(out), "--template", "pairwise_v2", "--conditions", *NEW,
+    argv = ["extract", str(items), "-o", str(out), "--backend", "gguf", "--model", SMOLLM2,
+            "--template", "pairwise_v2", "--conditions", *NEW,
             "--no-progress"]  # fmt: skip
     assert _quiet(cli_main, argv) == EXIT_OK
     panel = pd.read_parquet(out / "panel.parquet").set_index("condition")

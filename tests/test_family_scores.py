@@ -211,7 +211,7 @@ def test_score_and_verify_on_the_command_line(tmp_path):
     header = scores.read_text().splitlines()[0].split(",")
     assert {"S_label", "S_format", "S_verbosity", "z_S_label", "z_S_verbosity"} <= set(header)
     verify = subprocess.run([*run, "verify", str(scores)], capture_output=True, text=True)
-    assert verify.returncode == 0 and "reproduced" in verify.stdout, verify.stderr
+    assert verify.returncode == 0 and "reproduced" in verify.stderr, verify.stderr
     table = pd.read_csv(scores, keep_default_na=False)  # one family's signal altered
     table.loc[0, "S_verbosity"] = float(table.loc[0, "S_verbosity"]) + 0.25
     table.to_csv(scores, index=False)

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from judgerisk._util.safe_write import atomic_write
 from judgerisk.cli import EXIT_USAGE, main
+from judgerisk.cli.common import EXIT_CANNOT_TELL, EXIT_DIFFERS
 from judgerisk.cli.verify import verify
 from judgerisk.provenance import read_record, sidecar_path, write_table_with_record
 from judgerisk.simulate import simulate_panel
@@ -198,7 +199,7 @@ def test_3_6_hostile_file_name_and_edited_report(tmp_path, monkeypatch, capsys):
     edited = page[:cell] + "<td>0.999" + page[page.index("</td>", cell) :]
     assert shown != "0.999"
     (tmp_path / "edited.html").write_text(edited, encoding="utf-8")
-    assert main(["verify", "edited.html"]) == 1
+    assert main(["verify", "edited.html"]) == EXIT_DIFFERS
     err = capsys.readouterr().err
     assert "'0.999' in the report" in err and repr(shown) in err
 
@@ -214,7 +215,7 @@ def test_6_record_command_line_must_agree_with_its_parameters(victim, capsys):
     ):
         side.write_text(json.dumps({**good, "command": command}))
         capsys.readouterr()
-        assert main(["verify", "s.csv"]) == 1, command
+        assert main(["verify", "s.csv"]) == EXIT_DIFFERS, command
         assert "command" in capsys.readouterr().err
 
 
@@ -352,12 +353,12 @@ def test_15_verify_messages_on_malformed_records(victim, capsys):
     good = json.loads(side.read_text())
     side.write_text("[1, 2, 3]")
     capsys.readouterr()
-    assert main(["verify", "s.csv"]) == 2
+    assert main(["verify", "s.csv"]) == EXIT_CANNOT_TELL
     assert "not a JSON object" in capsys.readouterr().err
     broken = copy.deepcopy(good)
     del broken["inputs"]["panel"]["path"]
     side.write_text(json.dumps(broken))
-    assert main(["verify", "s.csv"]) == 2
+    assert main(["verify", "s.csv"]) == EXIT_CANNOT_TELL
     assert "no field 'inputs.panel.path'" in capsys.readouterr().err
 
 

@@ -41,7 +41,7 @@ def work(tmp_path, monkeypatch):
 
 def _extract(url, *extra, out="run", key=True):
     argv = ["extract", "--backend", "openai", "--endpoint", "chat", "--base-url", url,
-            "--items", "items.jsonl", "--out", out, "--conditions", *CONDS, "--no-progress",
+            "items.jsonl", "-o", out, "--conditions", *CONDS, "--no-progress",
             "--timeout", "2", "--retries", "0", *extra]  # fmt: skip
     if key:
         argv += ["--api-key-env", "JR_HOSTILE_KEY"]
@@ -269,11 +269,11 @@ def test_a_model_switch_stops_the_run_and_a_resume_is_held_to_the_first(work, ca
     assert len(parts) == 2  # the first chunk, all from judge-model; nothing of the other
     assert json.loads((work / "run" / "served.json").read_text())["model"] == MODEL
     with FakeServer(_switching(0, model=snapshot)) as server:  # the other one from the start
-        assert _extract(server.url, "--batch-size", "2") == EXIT_USAGE
+        assert _extract(server.url, "--batch-size", "2", "--resume") == EXIT_USAGE
     assert "pinned by an earlier run in this folder" in _one_error_line(capsys)
     assert len(pd.read_parquet(work / "run" / "parts")) == 2
     with FakeServer() as server:  # judge-model again: the run completes
-        assert _extract(server.url, "--batch-size", "2") == EXIT_OK
+        assert _extract(server.url, "--batch-size", "2", "--resume") == EXIT_OK
         assert server.posts == N_PROMPTS - 2
     assert len(pd.read_parquet(work / "run" / "panel.parquet")) == N_PROMPTS
 
@@ -409,7 +409,7 @@ def test_resume_after_changing_an_input_recomputes_only_it(work, capsys):
     items.loc[1, "prompt"] = items.loc[1, "prompt"] + " (edited)"
     items.to_json("items.jsonl", orient="records", lines=True)
     with FakeServer() as server:
-        assert _extract(server.url) == EXIT_OK
+        assert _extract(server.url, "--resume") == EXIT_OK
         assert server.posts == len(CONDS)  # only the edited item's prompts
     again = pd.read_parquet(work / "run" / "panel.parquet")
     edited = str(items.loc[1, "item"])

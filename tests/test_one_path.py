@@ -146,3 +146,30 @@ def test_score_and_select_settings_are_the_cli_and_library_defaults():
     with pytest.raises(OptionError, match="protocol"):
         ScoreSettings(protocol="bootstrap")
     assert SelectSettings.from_parameters({"alpha": 0.2}).alpha == 0.2
+
+
+def test_the_report_embeds_the_score_table_cell_for_cell(tmp_path, monkeypatch, capsys):
+    """Same panel, default options: ``report``'s embedded table is ``score``'s output (1e-12)."""
+    import numpy as np
+    import pandas as pd
+
+    from judgerisk.cli import main
+    from judgerisk.provenance import read_record
+    from judgerisk.report.build import embedded_scores
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["simulate", "--n-items", "120", "--seed", "3", "-o", "p.csv"]) == 0
+    assert main(["score", "p.csv", "-o", "s.csv"]) == 0
+    assert main(["report", "p.csv", "-o", "r.html", "--n-splits", "20"]) == 0
+    capsys.readouterr()
+    score = pd.read_csv("s.csv", dtype={"gold": str})
+    report = embedded_scores("r.html")
+    assert list(report.columns) == list(score.columns)
+    assert len(report) == len(score) == 120
+    for col in score.columns:
+        a, b = score[col], report[col]
+        if pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a):
+            np.testing.assert_allclose(b, a, rtol=0, atol=1e-12, equal_nan=True, err_msg=col)
+        else:
+            assert a.fillna("").astype(str).tolist() == b.fillna("").astype(str).tolist(), col
+    assert read_record("r.html")["inputs"]["panel"]["rows"] == len(pd.read_csv("p.csv"))

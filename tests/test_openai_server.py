@@ -200,7 +200,7 @@ def test_resume_after_the_server_stops_mid_run(server, tokenizer, items, served,
     out = tmp_path / "run"
     kw = {"tokenizer": tokenizer, "concurrency": 2, "retries": 1, "backoff": 0.1, "timeout": 30}
     crashing = _StopsServer(server, stop_at=3, **kw)
-    with pytest.raises(ServerError, match="rerun the same command to resume"):
+    with pytest.raises(ServerError, match="rerun the same command with --resume"):
         _quiet(run_judge, crashing, items, out_dir=out, chunk_size=4, template=TEMPLATE)
     done = len(pd.read_parquet(out / "parts"))
     assert done == 8  # two chunks of four finished before the crash

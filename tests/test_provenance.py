@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from judgerisk.cli import main
+from judgerisk.cli.common import EXIT_CANNOT_TELL, EXIT_DIFFERS
 from judgerisk.cli.verify import compare_tables, verify
 from judgerisk.provenance import (
     LIBRARIES,
@@ -66,29 +67,29 @@ def test_score_table_verifies_and_edits_are_caught(panel_file, tmp_path, capsys)
     capsys.readouterr()
 
     assert main(["verify", str(out)]) == 0
-    assert "reproduced" in capsys.readouterr().out
+    assert "reproduced" in capsys.readouterr().err
 
     table = pd.read_csv(out)
     table.loc[7, "scur"] = table.loc[7, "scur"] + 0.001
     table.to_csv(out, index=False)
-    assert main(["verify", str(out)]) == 1
+    assert main(["verify", str(out)]) == EXIT_DIFFERS
     err = capsys.readouterr().err
     assert "row 7" in err and "'scur'" in err and "tolerance" in err
 
     panel = pd.read_csv(panel_file)
     panel.loc[0, "logit"] += 0.5
     panel.to_csv(panel_file, index=False)
-    assert main(["verify", str(out)]) == 2
+    assert main(["verify", str(out)]) == EXIT_CANNOT_TELL
     err = capsys.readouterr().err
     assert "has changed" in err and "sha256" in err and str(panel_file) in err
     panel_file.unlink()
-    assert main(["verify", str(out)]) == 2
+    assert main(["verify", str(out)]) == EXIT_CANNOT_TELL
     assert "missing" in capsys.readouterr().err
 
 
 def test_verify_cannot_tell_without_a_record(tmp_path, capsys):
     pd.DataFrame({"item": [1]}).to_csv(tmp_path / "plain.csv", index=False)
-    assert main(["verify", str(tmp_path / "plain.csv")]) == 2
+    assert main(["verify", str(tmp_path / "plain.csv")]) == EXIT_CANNOT_TELL
     assert "no provenance record" in capsys.readouterr().err
 
 

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from judgerisk.cli import EXIT_OK, EXIT_RUNTIME, main
+from judgerisk.cli import EXIT_DIFFERS, EXIT_OK, main
 from judgerisk.cli.verify import ATOL, RTOL, compare_csv
 from judgerisk.report.check import compare_visible, page_markup
 
@@ -91,7 +91,7 @@ def test_verify_says_differs_for_each_markup_tampering(report_page, tmp_path, ca
     for kind in TAMPERINGS:
         bad = tmp_path / f"{kind}.html"
         bad.write_text(TAMPERINGS[kind](page), encoding="utf-8")
-        assert main(["verify", str(bad)]) == EXIT_RUNTIME, kind  # 1: differs
+        assert main(["verify", str(bad)]) == EXIT_DIFFERS, kind
         err = capsys.readouterr().err
         assert "does not reproduce" in err and ("markup" in err or "live content" in err), err
 

@@ -15,14 +15,18 @@ module                    command
 :mod:`.verify`            ``judgerisk verify``: does an output reproduce?
 ========================  ===========================================================
 
-:mod:`.common` holds what they share (exit codes, the ``--overwrite`` rule, the provenance
-record, argument types, progress flags and the :class:`~judgerisk.cli.common.Command` base);
+:mod:`.common` holds what they share (the exit codes, the list syntax, the ``--overwrite`` rule, the provenance
+record, argument types, progress flags and the :class:`~judgerisk.cli.common.Command` base),
+:mod:`.scoring` the scoring options of ``score`` and ``report``;
 :mod:`.app` assembles the parser. ``judgerisk.cli:main`` is the console script.
 """
 
 from judgerisk.cli.app import build_parser, main
 from judgerisk.cli.common import (
+    EXIT_CANNOT_TELL,
+    EXIT_CODES,
     EXIT_DEPENDENCY,
+    EXIT_DIFFERS,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_RUNTIME,
@@ -30,7 +34,10 @@ from judgerisk.cli.common import (
 )
 
 __all__ = [
+    "EXIT_CANNOT_TELL",
+    "EXIT_CODES",
     "EXIT_DEPENDENCY",
+    "EXIT_DIFFERS",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_RUNTIME",

@@ -3,8 +3,8 @@
 Each command is a :class:`~judgerisk.cli.common.Command` in its own module
 (:data:`~judgerisk.cli.common.COMMANDS`); :func:`build_parser` registers them in order and
 :func:`main` runs the one asked for, turning its failures into one line and an exit code
-(:mod:`judgerisk.cli.common`). Only ``extract`` imports heavy code to build its options, so it is
-built in full only when it is the command.
+(:mod:`judgerisk.cli.common`). A :attr:`~judgerisk.cli.common.Command.heavy` command (``extract``
+imports heavy code to build its options) is built in full only when it is the command.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import warnings
 from judgerisk._util.version import package_version
 from judgerisk.cli.common import (
     COMMANDS,
+    EXIT_CODES,
     EXIT_DEPENDENCY,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -40,14 +41,14 @@ examples:
   judgerisk run 04 --param panel_path=my.csv -o my_scur.ipynb
   judgerisk bpe one_judge.csv -o bpe.csv --calibration labelled.csv --alpha 0.1
   judgerisk verify report.html
-  judgerisk extract --help
+  judgerisk extract items.jsonl -o run --model smollm2-135m
 
-outputs: a command refuses an existing output file unless --overwrite is given (then it is
-replaced atomically); it never writes over one of its inputs. Progress bars are shown when
-stderr is a terminal (--progress / --no-progress to choose).
+outputs: a command refuses an existing output unless --overwrite is given (then it is replaced
+atomically; extract: --resume continues the run its folder holds); it never writes over one of
+its inputs. Messages go to stderr. A list option takes a b c or a,b,c. Progress bars are shown
+when stderr is a terminal (--progress / --no-progress to choose).
 
-exit codes: 0 ok, 1 runtime error, 2 usage error or bad input (e.g. a panel that breaks the
-data contract), 3 optional dependency missing, 130 interrupted.
+exit codes:
 """
 
 
@@ -65,8 +66,9 @@ class _Version(argparse.Action):
 def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     """The argument parser of every command (exposed for documentation and tests).
 
-    ``extract=False`` lists the ``extract`` command without importing its options (what
-    :func:`main` does unless the command is ``extract``).
+    ``extract=False`` lists the :attr:`~judgerisk.cli.common.Command.heavy` commands
+    (``extract``) without importing their options (what :func:`main` does unless the command
+    is one of them).
     """
     parser = argparse.ArgumentParser(
         prog="judgerisk",
@@ -77,7 +79,7 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
             A panel file is a long table item, judge, condition, logit and/or p [, gold]
             (.csv, .parquet or .jsonl)."""
         ),
-        epilog=_EPILOG,
+        epilog=_EPILOG + "".join(f"  {code:<4d} {text}\n" for code, text in EXIT_CODES.items()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=_Version, help="show the version and exit")
@@ -85,10 +87,7 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
     sub.required = True
     for name in COMMANDS:
         command = get_command(name)
-        if name == "extract":
-            command.register(sub, full=extract)  # type: ignore[call-arg]
-        else:
-            command.register(sub)
+        command.register(sub, full=extract or not command.heavy)
     return parser
 
 
@@ -96,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``judgerisk`` console script; returns the exit code."""
     started = time.time()
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(extract=bool(argv) and argv[0] == "extract")
+    heavy = {name for name in COMMANDS if get_command(name).heavy}
+    parser = build_parser(extract=bool(argv) and argv[0] in heavy)
     args = parser.parse_args(argv)  # exits with 2 on usage errors
     args.argv, args.started = argv, started
     prog = f"judgerisk {args.command}"

@@ -16,14 +16,12 @@ from judgerisk.cli.common import (
     command_record,
     write_output,
 )
+from judgerisk.options import DEFAULT_ALPHA
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
 
 __all__ = ["COMMAND", "Bpe"]
-
-#: SCOPE's default target risk level of ``judgerisk bpe``.
-DEFAULT_ALPHA = 0.1
 
 
 class Bpe(Command):

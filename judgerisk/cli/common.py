@@ -2,24 +2,34 @@
 
 Exit codes
 ----------
+:data:`EXIT_CODES`, the one table (the README's is tested against it): no two meanings share a
+code, ``verify``'s outcomes included.
+
 ====  ===========================================================================
-0     success
+0     success (``verify``: the output reproduced)
 1     runtime error (an unexpected failure while computing; the message says where)
 2     usage error or bad input: wrong arguments, a missing or malformed file, a panel that
       breaks the data contract (the panel validation's message is printed), bad values
 3     an optional dependency is missing (``extract`` needs the ``extract`` extra; ``report``
       needs the ``book`` extra: papermill, jupytext, markdown-it-py)
+4     ``verify``: the output does not reproduce (the differing cells are listed)
+5     ``verify``: cannot tell (an input is missing or changed, or the record is absent or
+      malformed)
 130   interrupted (Ctrl-C)
 ====  ===========================================================================
 
 Errors go to stderr as one ``judgerisk <command>: error: ...`` line (plus the validation details),
-warnings as ``judgerisk <command>: warning: ...`` lines. Every output path is checked before any
-work (extension, folder, writable, not an input, and not existing unless ``--overwrite``:
-:func:`check_output`, the one rule), every output is written atomically, and every output carries
+warnings as ``judgerisk <command>: warning: ...`` lines; every message (the "wrote" lines
+included) goes to stderr, stdout carries only what a command is asked to print (``--version``,
+``run --list``). Every output path is checked before any work (extension, folder, writable, not
+an input, and not existing unless ``--overwrite``, or ``--resume`` for a command that continues
+a run: :func:`check_output`, the one rule), every output is written atomically
+(:func:`write_output`, the one writer), and every output carries
 its provenance record (:func:`command_record`, one shape for every command), which ``judgerisk
 verify`` checks and recomputes through the command's own :meth:`Command.recompute`. Before a
 long step a command says what it is doing in one line; progress bars are shown when stderr is a
-terminal (``--progress`` / ``--no-progress`` decide otherwise: :func:`add_progress`).
+terminal (``--progress`` / ``--no-progress`` decide otherwise: :func:`add_progress`). Every
+option that takes a list accepts ``a b c`` and ``a,b,c`` (:func:`add_list`, the one helper).
 
 A command is one module of this package holding one :class:`Command` (its parser, its run, and
 what ``verify`` needs for its outputs), listed in :data:`COMMANDS`; the assembler
@@ -52,7 +62,13 @@ __all__ = [
     "EXIT_RUNTIME",
     "EXIT_USAGE",
     "EXIT_DEPENDENCY",
+    "EXIT_DIFFERS",
+    "EXIT_CANNOT_TELL",
     "EXIT_INTERRUPTED",
+    "EXIT_CODES",
+    "ListOption",
+    "add_list",
+    "split_list",
     "Formatter",
     "add_overwrite",
     "add_progress",
@@ -63,7 +79,6 @@ __all__ = [
     "conditions",
     "count",
     "get_command",
-    "names",
     "count_of",
     "positive_int",
     "say",
@@ -72,7 +87,21 @@ __all__ = [
     "write_output",
 ]
 
-EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_DEPENDENCY, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_RUNTIME, EXIT_USAGE, EXIT_DEPENDENCY = 0, 1, 2, 3
+EXIT_DIFFERS, EXIT_CANNOT_TELL, EXIT_INTERRUPTED = 4, 5, 130
+
+#: Every exit code of every command and its one meaning (the README's table is this one).
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "success (verify: the output reproduced)",
+    EXIT_RUNTIME: "runtime error: an unexpected failure while computing",
+    EXIT_USAGE: "usage error or bad input: wrong arguments, a missing or malformed file, a "
+    "panel that breaks the data contract, a bad value",
+    EXIT_DEPENDENCY: "an optional dependency is missing (the message names the extra)",
+    EXIT_DIFFERS: "verify: the output does not reproduce (the differing cells are listed)",
+    EXIT_CANNOT_TELL: "verify: cannot tell (an input is missing or changed, or the record is "
+    "absent or malformed)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
 
 #: The commands, in the order ``judgerisk --help`` lists them: name -> module of this package
 #: (each module holds its :class:`Command` as ``COMMAND``; imported when the parser is built).
@@ -99,23 +128,87 @@ def get_command(name: str) -> Command:
 
 
 # --------------------------------------------------------------------------- argument types
-def conditions(text: str) -> tuple[str, ...]:
-    """``--conditions``: comma-separated declared conditions (the data contract's or a
-    perturbation family's: :mod:`judgerisk.families`), unique, with ``original``."""
+def split_list(values: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The names of a list option as given: ``a b c``, ``a,b,c`` or a mix (``a,b c``).
+
+    Examples
+    --------
+    >>> split_list(["original,swap", "label1"])
+    ('original', 'swap', 'label1')
+    >>> split_list("majority, dawid_skene")
+    ('majority', 'dawid_skene')
+    """
+    tokens = [values] if isinstance(values, str) else list(values)
+    return tuple(n.strip() for t in tokens for n in t.split(",") if n.strip())
+
+
+class ListOption(argparse.Action):
+    """The action of every option that takes a list (:func:`add_list`).
+
+    The values are split by :func:`split_list` (``a b c`` and ``a,b,c`` are the same list),
+    each is passed through ``element`` (an argument type, or None) and the list through
+    ``check`` (or None); it is stored as a tuple. A bad value is argparse's usage error (exit
+    code 2) naming the option.
+    """
+
+    def __init__(
+        self,
+        option_strings: list[str],
+        dest: str,
+        element: Callable[[str], str] | None = None,
+        check: Callable[[tuple[str, ...]], tuple[str, ...]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        kwargs["nargs"] = "+"
+        super().__init__(option_strings, dest, **kwargs)
+        self.element, self.check = element, check
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        names = split_list(values)
+        try:
+            if not names:
+                raise argparse.ArgumentTypeError("expected at least one name")
+            if self.element is not None:
+                names = tuple(self.element(n) for n in names)
+            if self.check is not None:
+                names = tuple(self.check(names))
+        except (argparse.ArgumentTypeError, ValueError) as exc:
+            parser.error(f"argument {'/'.join(self.option_strings)}: {exc}")
+        setattr(namespace, self.dest, names)
+
+
+def add_list(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup,
+    *flags: str,
+    help: str,
+    default: Any = None,
+    element: Callable[[str], str] | None = None,
+    check: Callable[[tuple[str, ...]], tuple[str, ...]] | None = None,
+    metavar: str = "NAME",
+) -> argparse.Action:
+    """Add an option taking a list, written ``a b c`` or ``a,b,c``: the one list syntax.
+
+    ``element`` checks each name, ``check`` the whole list (:class:`ListOption`); ``default``
+    is a tuple, None for "not given" (the help then says the default in its own words) or
+    ``argparse.SUPPRESS`` (absent unless given).
+    """
+    return p.add_argument(
+        *flags,
+        action=ListOption,
+        element=element,
+        check=check,
+        default=default,
+        metavar=metavar,
+        help=f"{help}; a list: a b c or a,b,c",
+    )
+
+
+def conditions(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``--conditions``' check: declared conditions (the data contract's or a perturbation
+    family's: :mod:`judgerisk.families`), unique, with ``original``."""
     from judgerisk.families import check_conditions
 
-    conds = tuple(c.strip() for c in text.split(",") if c.strip())
-    try:
-        return check_conditions(conds)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(
-            f"conditions must be comma-separated names including 'original' ({exc}); got {text!r}"
-        ) from None
-
-
-def names(text: str) -> tuple[str, ...]:
-    """A comma-separated list of names (``--aggregators majority,dawid_skene``)."""
-    return tuple(n.strip() for n in text.split(",") if n.strip())
+    return check_conditions(names)
 
 
 def alpha(text: str) -> float:
@@ -183,6 +276,8 @@ class Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsH
     def _get_help_string(self, action: argparse.Action) -> str | None:
         if action.required or action.default is None or isinstance(action.default, bool):
             return action.help
+        if isinstance(action, ListOption) and isinstance(action.default, tuple):
+            return f"{action.help} (default: {' '.join(action.default)})"  # as it is typed
         return super()._get_help_string(action)
 
 
@@ -240,15 +335,15 @@ def write_output(
 ) -> Path:
     """Publish a table with its record finished with ``settings``: the other half of the rule.
 
-    Written atomically, the table and its sidecar as one unit; without ``--overwrite`` onto free
-    names only, so that of two commands racing for one new output exactly one writes it
+    Written atomically, the table and its sidecar as one unit; without ``--overwrite`` (or
+    ``--resume``, for a command that continues a run) onto free names only, so that of two
+    commands racing for one new output exactly one writes it
     (:func:`judgerisk.provenance.write_table_with_record`).
     """
     from judgerisk.provenance import finish_record, write_table_with_record
 
-    return write_table_with_record(
-        table, path, finish_record(record, settings), overwrite=args.overwrite
-    )
+    replace = bool(args.overwrite or getattr(args, "resume", False))
+    return write_table_with_record(table, path, finish_record(record, settings), overwrite=replace)
 
 
 #: Namespace entries that are the command line's machinery, not options of a command.
@@ -321,13 +416,24 @@ class Command(abc.ABC):
     epilog: str | None = None
     #: Whether ``judgerisk verify`` recomputes this command's outputs.
     recomputable: bool = False
+    #: Whether building the options imports heavy code (``extract``: the backends' registry):
+    #: then the parser is built in full only when this is the command (:meth:`register`).
+    heavy: bool = False
     #: Input role -> "panel" (read with the data contract's checks), "panel, any conditions"
     #: (the same, conditions outside the contract's six allowed) or "table" (read as is): the
     #: tables ``verify`` loads for :meth:`check_sizes` and :meth:`recompute`.
     inputs: dict[str, str] = {}
 
-    def register(self, sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-        """Add this command's parser to the ``judgerisk`` subparsers."""
+    def register(
+        self, sub: argparse._SubParsersAction, full: bool = True
+    ) -> argparse.ArgumentParser:
+        """Add this command's parser to the ``judgerisk`` subparsers.
+
+        ``full=False`` adds only its name and help (``judgerisk --help`` of a :attr:`heavy`
+        command, whose options are not built).
+        """
+        if not full:
+            return sub.add_parser(self.name, help=self.help, add_help=False)
         p = sub.add_parser(
             self.name,
             help=self.help,

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from judgerisk.cli.common import (
     EXIT_OK,
     Command,
+    add_list,
     add_overwrite,
     check_output,
     command_record,
     count_of,
-    names,
     panel_size,
     positive_int,
     say,
@@ -115,16 +115,16 @@ class Estimate(Command):
             default=s.n_seeds,
             help="repetitions of the scores' cross-fitting",
         )
-        p.add_argument(
+        add_list(
+            p,
             "--aggregators",
-            type=names,
             default=s.aggregators,
             help="aggregators whose accuracy to estimate (default: the reported ones)",
         )
         add_overwrite(p)
 
     def run(self, args: argparse.Namespace) -> int:
-        from judgerisk.cli.score import check_aggregators
+        from judgerisk.cli.scoring import check_aggregators
         from judgerisk.panel import load_panel, read_table
 
         if args.plan is not None and args.inclusion:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,23 @@ from judgerisk.cli.common import (
     EXIT_DEPENDENCY,
     EXIT_OK,
     Command,
+    add_list,
+    add_overwrite,
     add_progress,
     command_record,
     seed,
+    write_output,
 )
-from judgerisk.options import CONDITIONS
+from judgerisk.options import ANALYSIS, CONDITIONS, DEFAULT_TEMPLATE, OptionError
 
-__all__ = ["COMMAND", "Extract", "backend_kwargs", "check_extract_paths"]
+__all__ = [
+    "COMMAND",
+    "Extract",
+    "backend_kwargs",
+    "check_extract_paths",
+    "clear_run",
+    "resolve_spellings",
+]
 
 
 def _batch_size(text: str) -> int | str:
@@ -48,16 +59,23 @@ class Extract(Command):
         "chosen conditions. Backends: hf (a transformers model folder, a cached hub id or the "
         "bundled 'smollm2-135m'), gguf (a .gguf file de-quantised in-process), openai (a vLLM, "
         "SGLang or llama.cpp server, or a hosted API, through --base-url). Results go to "
-        "OUT/parts (resumable: rerun the same command to finish an interrupted run; a changed "
-        "item text is recomputed, a changed model, dtype or chat template is refused) and the "
-        "merged panel to OUT/panel.parquet. Works under torchrun (one shard per rank: "
+        "OUT/parts and the merged panel to OUT/panel.parquet. A folder holding a run is "
+        "refused unless --resume (continue it: a changed item text is recomputed, a changed "
+        "model, dtype or chat template is refused) or --overwrite (start again: the run's "
+        "files are removed first). Works under torchrun (one shard per rank: "
         "torchrun -m judgerisk.cli extract ...)."
     )
+    epilog = (
+        "example:\n  judgerisk extract items.jsonl -o run --model smollm2-135m "
+        "--conditions original swap\n  judgerisk extract items.jsonl -o run --model "
+        "smollm2-135m --resume"
+    )
+    heavy = True
 
     def register(self, sub: argparse._SubParsersAction, full: bool = True) -> Any:
         """Add ``extract``; ``full=False`` adds only its name and help (no extraction code)."""
         if not full:
-            return sub.add_parser(self.name, help=self.help, add_help=False)
+            return super().register(sub, full=False)
         try:
             import judgerisk.extract.backends  # noqa: F401 - torch / transformers present?
         except ImportError as exc:  # the extract extra is not installed
@@ -80,18 +98,21 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
         help="bundled name, folder, .gguf file, cached hub "
         "id (hf/gguf; nothing is downloaded); the server's model name (openai)",
     )
-    p.add_argument("--items", required=True, help="items .jsonl/.json/.csv/.parquet")
-    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("items", nargs="?", default=None, help="items .jsonl/.json/.csv/.parquet")
+    p.add_argument("-o", "--output", default=None, help="output folder OUT (required)")
+    # the spellings before every command took a positional input and -o: a deprecation line
+    p.add_argument("--items", dest="items_option", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--out", dest="out_option", default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--backend",
         default="hf",
         help="judge engine: hf, gguf, openai, or a plug-in's name (entry-point group "
         "judgerisk.judge_backends)",
     )
-    p.add_argument(
+    add_list(
+        p,
         "--conditions",
-        nargs="+",
-        default=list(CONDITIONS),
+        default=CONDITIONS,
         metavar="COND",
         help="conditions: the template's own (original, swap, rubric1, ...) or any a "
         "perturbation family declares (label1, swap_label1, format1, verbosity1, verbosity2, ...)",
@@ -110,16 +131,25 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
         default="auto",
         help="prompts per forward pass and per result part, or 'auto'",
     )
-    p.add_argument("--template", default="pairwise_v1", help="shipped name or JSON file")
+    p.add_argument("--template", default=DEFAULT_TEMPLATE, help="shipped name or JSON file")
     p.add_argument(
         "--chat-template",
         default=None,
         help="Jinja file overriding the tokenizer's chat template, or 'plain'",
     )
     p.add_argument(
-        "--min-verdict-mass", type=float, default=0.5, help="warn below this P(A) + P(B)"
+        "--min-verdict-mass",
+        type=float,
+        default=ANALYSIS.min_verdict_mass,
+        help="warn below this P(A) + P(B)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run OUT holds (default: a folder holding a run is refused)",
     )
     add_progress(p, default=True)
+    add_overwrite(p)
 
 
 def _unavailable(sub: argparse._SubParsersAction, reason: str) -> argparse.ArgumentParser:
@@ -181,7 +211,6 @@ def backend_kwargs(args: argparse.Namespace, chat_template: str | None) -> dict:
     record holds every one of them.
     """
     from judgerisk.extract.backends import JUDGE_BACKENDS, backend_options
-    from judgerisk.options import OptionError
 
     own = backend_options(args.backend)
     names = {o.name for o in own}
@@ -202,24 +231,39 @@ def backend_kwargs(args: argparse.Namespace, chat_template: str | None) -> dict:
     return kwargs
 
 
-def check_extract_paths(out: str | Path, inputs: dict[str, str | Path | None]) -> Path:
-    """Refuse, before any work, an output folder whose files would overwrite an input.
+#: The files an extraction run writes in its folder (beside ``parts/``).
+_RUN_FILES = ("panel.parquet", "manifest.json", "served.json")
+
+
+def check_extract_paths(
+    out: str | Path,
+    inputs: dict[str, str | Path | None],
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    started: float | None = None,
+) -> Path:
+    """The one output rule for an extraction folder, checked before any work.
 
     ``OUT/panel.parquet``, ``OUT/manifest.json``, ``OUT/served.json`` and everything under
     ``OUT/parts`` are written; no input (items, template, chat template, model file) may be one
-    of them.
+    of them. A folder that holds a run (any of those, written before ``started``, this run's
+    start: under torchrun the other ranks of this run write there too) is refused unless
+    ``resume`` (continue it) or ``overwrite`` (start again, :func:`clear_run`).
 
     Raises
     ------
     judgerisk.provenance.OutputPathError
-        Naming the option and the input.
+        Naming the option and the input, or the run the folder holds.
     """
     from judgerisk.provenance import OutputPathError, check_output_path
 
     out = Path(out)
+    if resume and overwrite:
+        raise OptionError("--resume continues a run, --overwrite starts it again: give one")
     if out.exists() and not out.is_dir():
-        raise OutputPathError(f"--out {out}: is a file, not a folder")
-    written = {(out / name).resolve() for name in ("panel.parquet", "manifest.json", "served.json")}
+        raise OutputPathError(f"-o/--output {out}: is a file, not a folder")
+    written = {(out / name).resolve() for name in _RUN_FILES}
     parts = (out / "parts").resolve()
     for option, path in inputs.items():
         if path is None or not Path(path).exists():
@@ -227,11 +271,78 @@ def check_extract_paths(out: str | Path, inputs: dict[str, str | Path | None]) -
         real = Path(path).resolve()
         if real in written or real == parts or parts in real.parents:
             raise OutputPathError(
-                f"--out {out} would overwrite the input {option} {path}; choose another folder"
+                f"-o/--output {out} would overwrite the input {option} {path}; choose another "
+                "folder"
             )
+    before = time.time() if started is None else started
+
+    def older(path: Path) -> bool:
+        return path.is_file() and path.stat().st_mtime < before
+
+    held = [name for name in _RUN_FILES if older(out / name)]
+    if (out / "parts").is_dir() and any(older(f) for f in (out / "parts").iterdir()):
+        held.append("parts/")
+    if held and not (resume or overwrite):
+        raise OutputPathError(
+            f"-o/--output {out} holds a run ({', '.join(held)}): give --resume to continue it "
+            "or --overwrite to start it again, or choose another folder"
+        )
     if out.is_dir():
-        check_output_path(out / "panel.parquet", (".parquet",), (), option="--out")
+        check_output_path(out / "panel.parquet", (".parquet",), (), option="-o/--output")
     return out
+
+
+def clear_run(out: Path) -> None:
+    """Remove the run ``out`` holds (``--overwrite``): only the files a run writes there.
+
+    Done while holding the folder (:func:`judgerisk.extract.parts.hold_folder`), so a run
+    still writing there is not cut short; refused under torchrun with several ranks (each would
+    clear the others' parts).
+    """
+    from judgerisk.extract.parts import hold_folder
+    from judgerisk.provenance import sidecar_path
+
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise OptionError(
+            "--overwrite under torchrun with several ranks: clear the folder first, or choose "
+            "another one"
+        )
+    if not out.is_dir():
+        return
+    with hold_folder(out, 0):
+        for name in _RUN_FILES:
+            for path in (out / name, sidecar_path(out / name)):
+                if path.is_file():
+                    path.unlink()
+        parts = out / "parts"
+        if parts.is_dir():
+            for part in parts.iterdir():
+                if part.is_file() and part.name.startswith("part-"):
+                    part.unlink()
+
+
+def resolve_spellings(args: argparse.Namespace) -> None:
+    """The input and folder from the positional input and ``-o``, or the old spellings
+    (``--items``, ``--out``: a deprecation line each)."""
+    for old, new, flag in (("items_option", "items", "--items"), ("out_option", "output", "--out")):
+        value = getattr(args, old, None)
+        if hasattr(args, old):
+            delattr(args, old)
+        if value is None:
+            continue
+        if getattr(args, new) is not None:
+            raise OptionError(f"{flag} repeats the {'input' if new == 'items' else '-o/--output'}")
+        what = (
+            "give the items file first (judgerisk extract ITEMS ...)"
+            if new == "items"
+            else ("use -o/--output")
+        )
+        print(f"judgerisk extract: warning: {flag} is deprecated; {what}", file=sys.stderr)
+        setattr(args, new, value)
+    if args.items is None:
+        raise OptionError("the items file is required (judgerisk extract ITEMS -o OUT ...)")
+    if args.output is None:
+        raise OptionError("-o/--output is required (the folder OUT of the run)")
 
 
 def _chat_template(value: str | None) -> str | None:
@@ -259,15 +370,18 @@ def _run(args: argparse.Namespace) -> int:
     """Execute ``judgerisk extract`` from parsed arguments; returns the exit code."""
     from judgerisk.extract.backends import open_judge
     from judgerisk.extract.extract import run_judge
-    from judgerisk.provenance import finish_record, write_table_with_record
+    from judgerisk.provenance import finish_record
 
+    resolve_spellings(args)
     files = {
-        "--items": args.items,
+        "items": args.items,
         "--template": args.template if str(args.template).endswith(".json") else None,
         "--chat-template": args.chat_template if args.chat_template != "plain" else None,
         "--model": args.model,  # a model file or folder (a server's model name is no file)
     }
-    out = check_extract_paths(args.out, files)
+    out = check_extract_paths(
+        args.output, files, resume=args.resume, overwrite=args.overwrite, started=args.started
+    )
     chat_template = _chat_template(args.chat_template)
     backend = open_judge(args.model, args.backend, **backend_kwargs(args, chat_template))
     inputs: dict[str, tuple[str | Path, int | None]] = {
@@ -277,6 +391,8 @@ def _run(args: argparse.Namespace) -> int:
     }
     record = command_record(args, inputs)
     described = backend.describe() if hasattr(backend, "describe") else {}
+    if args.overwrite:
+        clear_run(out)
     panel = run_judge(
         backend,
         args.items,
@@ -296,7 +412,12 @@ def _run(args: argparse.Namespace) -> int:
             "bounded_cells": int(panel["bounded"].sum()),
             "judge_backend": described,
         }
-        write_table_with_record(panel, out / "panel.parquet", finish_record(record, settings))
+        written = write_output(args, panel, out / "panel.parquet", record, settings)
+        print(
+            f"wrote {written}: {len(panel)} rows ({panel['item'].nunique()} items x "
+            f"{panel['condition'].nunique()} conditions)",
+            file=sys.stderr,
+        )
     return EXIT_OK
 
 

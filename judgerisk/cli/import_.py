@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from judgerisk.cli.common import (
     EXIT_OK,
     Command,
+    add_list,
     add_overwrite,
     check_output,
     command_record,
@@ -28,18 +29,37 @@ if TYPE_CHECKING:  # building the parser imports no pandas
 
 __all__ = ["COMMAND", "Import"]
 
-_OPTIONS = (
-    "epsilon",
-    "judge_by",
-    "weak",
-    "baseline",
-    "judge",
-    "swap_suffix",
-    "label_a",
-    "label_tie",
-    "gold",
-    "columns",
-)
+#: The importers' options, the one list: flag name -> its argparse settings (each absent
+#: unless given, so a format that takes no such option can refuse it: :func:`_assumptions`).
+_OPTIONS: dict[str, dict] = {
+    "epsilon": {"type": float, "help": "hard verdicts -> 1-epsilon / epsilon (0.05)"},
+    "judge_by": {
+        "choices": ("model", "model+prompt"),
+        "help": "fastchat: what names a judge (model)",
+    },
+    "weak": {"type": float, "help": "arena_hard: P(A) of A>B (0.75)"},
+    "baseline": {
+        "action": "append",
+        "metavar": "[PATH=]MODEL",
+        "help": "arena_hard: the baseline model of records without one (v0.1): one model, or "
+        "PATH=MODEL for the files at or under PATH (repeatable)",
+    },
+    "judge": {"help": "lm_eval: judge name (default: the file's folder)"},
+    "swap_suffix": {"help": "lm_eval: task-name suffix of the swapped task (_swap)"},
+    "label_a": {"help": "crowdkit: the label meaning answer A wins"},
+    "label_tie": {"help": "crowdkit: the label meaning a tie"},
+    "columns": {
+        "list": True,
+        "metavar": "ROLE=COLUMN",
+        "help": "crowdkit: the table's names of task, worker, label (and gold), e.g. "
+        "task=question worker=worker label=answer",
+    },
+    "gold": {
+        "choices": ("auto", "target", "acc", "none"),
+        "help": "lm_eval: where the gold comes from: target (a choice index or a choice's "
+        "text), acc (two choices), auto (target, else acc; the default), none (no gold)",
+    },
+}
 #: What ``--duplicates`` does unless told: refuse a cell read twice, naming both records.
 DEFAULT_DUPLICATES = "error"
 
@@ -104,59 +124,14 @@ class Import(Command):
         p.add_argument(
             "-o", "--output", required=True, help="panel to write (.csv/.parquet/.jsonl)"
         )
-        p.add_argument(
-            "--epsilon",
-            type=float,
-            default=argparse.SUPPRESS,
-            help="hard verdicts -> 1-epsilon / epsilon (0.05)",
-        )
-        p.add_argument(
-            "--judge-by",
-            choices=("model", "model+prompt"),
-            default=argparse.SUPPRESS,
-            help="fastchat: what names a judge (model)",
-        )
-        p.add_argument(
-            "--weak", type=float, default=argparse.SUPPRESS, help="arena_hard: P(A) of A>B (0.75)"
-        )
-        p.add_argument(
-            "--baseline",
-            action="append",
-            default=argparse.SUPPRESS,
-            metavar="[PATH=]MODEL",
-            help="arena_hard: the baseline model of records without one (v0.1): one model, or "
-            "PATH=MODEL for the files at or under PATH (repeatable)",
-        )
-        p.add_argument(
-            "--judge",
-            default=argparse.SUPPRESS,
-            help="lm_eval: judge name (default: the file's folder)",
-        )
-        p.add_argument(
-            "--swap-suffix",
-            default=argparse.SUPPRESS,
-            help="lm_eval: task-name suffix of the swapped task (_swap)",
-        )
-        p.add_argument(
-            "--label-a", default=argparse.SUPPRESS, help="crowdkit: the label meaning answer A wins"
-        )
-        p.add_argument(
-            "--label-tie", default=argparse.SUPPRESS, help="crowdkit: the label meaning a tie"
-        )
-        p.add_argument(
-            "--columns",
-            default=argparse.SUPPRESS,
-            metavar="ROLE=COLUMN,...",
-            help="crowdkit: the table's names of task, worker, label (and gold), e.g. "
-            "task=question,worker=worker,label=answer",
-        )
-        p.add_argument(
-            "--gold",
-            choices=("auto", "target", "acc", "none"),
-            default=argparse.SUPPRESS,
-            help="lm_eval: where the gold comes from: target (a choice index or a choice's "
-            "text), acc (two choices), auto (target, else acc; the default), none (no gold)",
-        )
+        for name, spec in _OPTIONS.items():
+            flag = "--" + name.replace("_", "-")
+            if spec.get("list"):
+                add_list(
+                    p, flag, default=argparse.SUPPRESS, metavar=spec["metavar"], help=spec["help"]
+                )
+            else:
+                p.add_argument(flag, default=argparse.SUPPRESS, **spec)
         p.add_argument(
             "--duplicates",
             choices=("error", "first", "last"),

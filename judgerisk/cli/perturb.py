@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 from judgerisk.cli.common import (
     EXIT_OK,
     Command,
+    add_list,
     add_overwrite,
     check_output,
     command_record,
     seed,
     write_output,
 )
-from judgerisk.options import PERTURB_CONDITIONS
+from judgerisk.options import DEFAULT_TEMPLATE, PERTURB_CONDITIONS
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -62,16 +63,16 @@ class Perturb(Command):
         p.add_argument(
             "-o", "--output", required=True, help="file to write (.jsonl, .csv, .parquet)"
         )
-        p.add_argument(
+        add_list(
+            p,
             "--conditions",
-            nargs="+",
-            type=condition,
-            default=list(PERTURB_CONDITIONS),
+            default=PERTURB_CONDITIONS,
+            element=condition,
             metavar="COND",
             help="conditions (must include original)",
         )
         p.add_argument(
-            "--template", default="pairwise_v1", help="shipped template name or JSON file"
+            "--template", default=DEFAULT_TEMPLATE, help="shipped template name or JSON file"
         )
         p.add_argument("--seed", type=seed, default=0, help="perturbation seed (format, verbosity)")
         add_overwrite(p)

@@ -4,32 +4,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgerisk.cli.common import (
     EXIT_OK,
     Command,
+    add_list,
     add_overwrite,
     add_progress,
     alpha,
     check_output,
     command_record,
     count_of,
-    names,
     positive_int,
     say,
-    seed,
     settings_from,
 )
-from judgerisk.cli.score import (
-    ACCELERATE_HELP,
-    AGGREGATORS_DEFAULT,
-    check_aggregators,
-    panel_sizes,
-)
-from judgerisk.options import ACCELERATIONS, OptionError, ReportSettings
+from judgerisk.cli.scoring import add_scoring_arguments, check_aggregators, panel_sizes
+from judgerisk.options import DEFAULT_CELL_TIMEOUT, OptionError, ReportSettings
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -46,21 +39,15 @@ class Report(Command):
         "one judge in both orders ('original' and 'swap') gets the one-judge report: BPE per "
         "item and SCOPE's certified verdicts."
     )
-    epilog = "example:\n  judgerisk report panel.csv -o report.html --n-seeds 3"
+    epilog = "example:\n  judgerisk report panel.csv -o report.html --n-seeds 3 --n-folds 5"
     recomputable = True
     inputs = {"panel": "panel"}
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
         p.add_argument("panel", help="panel file (.csv, .parquet, .jsonl)")
         p.add_argument("-o", "--output", required=True, help="HTML file to write")
-        rs = ReportSettings()  # the report's one set of defaults
-        p.add_argument(
-            "--n-seeds",
-            type=count_of("n_seeds"),
-            default=rs.n_seeds,
-            help="repetitions of 5-fold cross-fitting averaged in SCUR",
-        )
-        p.add_argument("--seed", type=seed, default=rs.seed, help="first split's seed")
+        rs = ReportSettings()  # the report's one set of defaults (ScoreSettings' extended)
+        add_scoring_arguments(p, rs, "aggregators to compare, the first one certified")
         p.add_argument("--alpha", type=alpha, default=rs.alpha, help="target false discovery rate")
         p.add_argument(
             "--n-splits",
@@ -68,46 +55,36 @@ class Report(Command):
             default=rs.n_splits,
             help="calibration/test splits (gold only)",
         )
-        p.add_argument(
-            "--accelerate", choices=ACCELERATIONS, default=rs.accelerate, help=ACCELERATE_HELP
-        )
-        p.add_argument(
-            "--aggregators",
-            type=names,
-            default=rs.aggregators,
-            help="comma-separated aggregators to compare, the first one certified "
-            f"(default: {AGGREGATORS_DEFAULT})",
-        )
-        p.add_argument(
+        add_list(
+            p,
             "--certified-scores",
-            type=names,
             default=rs.certified_scores,
-            help="comma-separated risk scores whose certified decisions to compare (default: "
-            "scur,pe, then every risk score registered beyond the built-ins)",
+            help="risk scores whose certified decisions to compare (default: scur, pe, then "
+            "every risk score registered beyond the built-ins)",
         )
-        p.add_argument("--timeout", type=positive_int, default=600, help="seconds per cell")
+        p.add_argument(
+            "--timeout", type=positive_int, default=DEFAULT_CELL_TIMEOUT, help="seconds per cell"
+        )
         add_progress(p)
         add_overwrite(p)
 
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk._util.progress import want_progress
-        from judgerisk.panel import load_panel
+        from judgerisk.panel import PanelFileNotFoundError
         from judgerisk.report.build import render_report
 
         check_aggregators(args.aggregators)  # None (the default) stays None in the record
         check_certified_scores(args.certified_scores)
-        # the output and the panel are checked before the record hashes the panel (its
-        # warnings are the report's to show: render_report reads it again)
         check_output(args, args.output, (args.panel,), suffixes=(".html", ".htm"))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            n_rows = len(load_panel(args.panel))
+        if not Path(args.panel).is_file():  # before the record hashes it
+            raise PanelFileNotFoundError(f"{args.panel}: file not found")
+        # the panel is read once, by render_report, which adds its row count to the record
         out = render_report(
             args.panel,
             args.output,
             parameters=settings_from(ReportSettings, vars(args)).as_parameters(),
             timeout=args.timeout,
-            record=command_record(args, {"panel": (args.panel, n_rows)}),
+            record=command_record(args, {"panel": (args.panel, None)}),
             progress=want_progress(args.progress),
             overwrite=args.overwrite,
             announce=lambda doing: say(args, doing),

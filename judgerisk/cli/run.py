@@ -103,7 +103,7 @@ class Run(Command):
             ),
             record=command_record(args, {"notebook": (md, None)}),
         )
-        print(f"wrote {out} ({seconds:.0f} s): ran {md}")
+        print(f"wrote {out} ({seconds:.0f} s): ran {md}", file=sys.stderr)
         return EXIT_OK
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from judgerisk.cli.common import (
     EXIT_OK,
     Command,
+    add_list,
     add_overwrite,
     check_output,
     command_record,
@@ -18,7 +19,7 @@ from judgerisk.cli.common import (
     seed,
     write_output,
 )
-from judgerisk.options import CONDITIONS, OptionError
+from judgerisk.options import SIMULATE, OptionError
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -32,21 +33,27 @@ class Simulate(Command):
     description = "Draw a judge panel from the simulator and write it (csv/parquet/jsonl)."
     epilog = (
         "example:\n  judgerisk simulate -o panel.csv --n-items 500 --n-judges 5 --seed 1\n"
-        "  judgerisk simulate -o panel.parquet --conditions original,swap --no-gold "
+        "  judgerisk simulate -o panel.parquet --conditions original swap --no-gold "
         "--labels gold.csv"
     )
     recomputable = True
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
         p.add_argument("-o", "--output", required=True, help="panel file to write")
-        p.add_argument("--n-items", type=positive_int, default=1000, help="items to simulate")
-        p.add_argument("--n-judges", type=positive_int, default=5, help="judges of the panel")
-        p.add_argument("--seed", type=seed, default=0, help="random seed")
         p.add_argument(
+            "--n-items", type=positive_int, default=SIMULATE.n_items, help="items to simulate"
+        )
+        p.add_argument(
+            "--n-judges", type=positive_int, default=SIMULATE.n_judges, help="judges of the panel"
+        )
+        p.add_argument("--seed", type=seed, default=SIMULATE.seed, help="random seed")
+        add_list(
+            p,
             "--conditions",
-            type=conditions,
-            default=",".join(CONDITIONS),
-            help="comma-separated conditions",
+            default=SIMULATE.conditions,
+            check=conditions,
+            metavar="COND",
+            help="conditions to simulate (must include original)",
         )
         p.add_argument(
             "--no-gold",

@@ -16,10 +16,11 @@ BLAS on one thread (:mod:`judgerisk._util.determinism`), so the numbers are iden
 processes and BLAS thread counts; the tolerance only absorbs the text round trip of csv / jsonl
 numbers.
 
-Outcome: ``reproduced`` (exit code 0), ``differs`` (1, with the differing cells, after what
+Outcome: ``reproduced`` (exit code 0), ``differs`` (4, with the differing cells, after what
 differs in the code: commit, uncommitted changes, runtime-registered methods), or
-``cannot tell`` (2: an input is missing or changed, the record is malformed or absent, or the
-output is a notebook or extraction folder, which are not recomputed). Differences in library
+``cannot tell`` (5: an input is missing or changed, the record is malformed or absent, or the
+output is a notebook or extraction folder, which are not recomputed): codes of their own,
+shared with no runtime or usage error (:data:`judgerisk.cli.common.EXIT_CODES`). Differences in library
 versions are warnings, not failures.
 """
 
@@ -35,7 +36,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgerisk._util.version import package_version
-from judgerisk.cli.common import COMMANDS, Command, get_command, say
+from judgerisk.cli.common import (
+    COMMANDS,
+    EXIT_CANNOT_TELL,
+    EXIT_DIFFERS,
+    EXIT_OK,
+    Command,
+    get_command,
+    say,
+)
 from judgerisk.options import InputError
 
 if TYPE_CHECKING:  # numpy and pandas are imported when a table is compared
@@ -73,7 +82,7 @@ class Verification:
 
     @property
     def exit_code(self) -> int:
-        return {"reproduced": 0, "differs": 1}.get(self.status, 2)
+        return {"reproduced": EXIT_OK, "differs": EXIT_DIFFERS}.get(self.status, EXIT_CANNOT_TELL)
 
 
 class RecordError(InputError):
@@ -317,7 +326,8 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
     Returns
     -------
     Verification
-        ``status`` and ``messages``; ``exit_code`` is 0, 1 or 2.
+        ``status`` and ``messages``; ``exit_code`` is 0, 4 or 5
+        (:data:`judgerisk.cli.common.EXIT_CODES`).
 
     Warns
     -----
@@ -348,8 +358,8 @@ class Verify(Command):
         recompute the output with the recorded parameters and compare every cell (a
         report: every visible number and figure of the page regenerated). Notebooks and
         extraction folders: cannot tell.
-        Exit 0: reproduced. Exit 1: some cells differ (listed, with the tolerance).
-        Exit 2: cannot tell (an input is missing or changed, or no record).
+        Exit 0: reproduced. Exit 4: some cells differ (listed, with the tolerance).
+        Exit 5: cannot tell (an input is missing or changed, or no record).
         Different library versions are a warning, not a failure."""
     )
     epilog = "example:\n  judgerisk verify report.html\n  judgerisk verify scores.csv"
@@ -361,7 +371,7 @@ class Verify(Command):
         say(args, f"checking the inputs of {args.output} and recomputing it from its record")
         result = verify(args.output)
         if result.status == "reproduced":
-            print(f"{args.output}: reproduced")
+            print(f"{args.output}: reproduced", file=sys.stderr)
             return result.exit_code
         head = "does not reproduce" if result.status == "differs" else "cannot tell"
         print(f"{args.output}: {head}:", file=sys.stderr)

@@ -60,7 +60,7 @@ from judgerisk._util.registry import NameView
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.aggregators.base import BaseAggregator, aggregator_name, reported_aggregators
 from judgerisk.engine.describe import judge_accuracy
-from judgerisk.options import ScoreSettings, SelectSettings, check_count
+from judgerisk.options import DEFAULT_SPLITS, ScoreSettings, SelectSettings, check_count
 from judgerisk.panel import (
     ORIGINAL,
     PanelError,
@@ -95,6 +95,7 @@ __all__ = [
     "RISK_SCORES",
     "score_panel",
     "accelerate_options",
+    "score_with",
     "panel_errors",
     "select_items",
     "best_single_judge",
@@ -159,7 +160,7 @@ def score_panel(
     panel : pandas.DataFrame
         A panel (``judgerisk.panel`` contract). ``gold``, if present, is never used; it is copied
         to the output for convenience.
-    n_seeds : int, default :data:`judgerisk.splits.DEFAULT_REPEATS`
+    n_seeds : int, default :data:`judgerisk.options.DEFAULT_REPEATS`
         Repetitions R of the cross-fitting (seeds ``seed, seed + 1, ...``). Under ``"kfold"``
         each repetition partitions the items into ``n_folds`` folds and evaluates every fold
         once, so every item gets exactly R out-of-fold scores; under ``"paper"`` it is the
@@ -176,13 +177,13 @@ def score_panel(
         Keyword arguments of :func:`judgerisk.risk.scur.scur_scores` (``c_kind``, ``s_kind``, ...).
     progress : bool, default False
         Show a progress bar over the splits.
-    protocol : {"kfold", "paper"}, default "kfold"
+    protocol : {"kfold", "paper"}, default :data:`judgerisk.options.DEFAULT_PROTOCOL`
         Repeated K-fold cross-fitting (:func:`judgerisk.splits.cross_fit_splits`), or the
         paper's protocol: independent random fit / reference / evaluation splits, where an
         item is scored (as a reference or evaluation item) in the splits that did not fit on
         it, and may be scored in none (NaN, with a warning).
-    n_folds : int, default 5
-        K of ``"kfold"`` (60 / 20 / 20 fit / reference / evaluation).
+    n_folds : int, default :data:`judgerisk.options.DEFAULT_FOLDS`
+        K of ``"kfold"`` (60 / 20 / 20 fit / reference / evaluation at K = 5).
 
     Returns
     -------
@@ -197,7 +198,7 @@ def score_panel(
     ------
     PanelError
         For a panel that breaks the contract (unknown condition names included), fewer than
-        two judges (:func:`judgerisk.panel.check_scorable`), or a ``max_seeds``.
+        two judges (:func:`judgerisk.panel.check_scorable`).
     OptionError
         For ``n_seeds`` / ``seed`` / ``n_folds`` that are not integers of the right range
         (:func:`judgerisk.options.check_count`, the check of :class:`ScoreSettings` and the
@@ -274,6 +275,46 @@ def accelerate_options(accelerate: str | None = _SCORE.accelerate) -> dict[str, 
     """``scur_options`` for the command line's ``--accelerate`` (one of
     :data:`judgerisk.validation.ACCELERATIONS`)."""
     return {"lmm_params": {"accelerate": check_accelerate(accelerate)}}
+
+
+def score_with(
+    panel: pd.DataFrame, settings: ScoreSettings = _SCORE, progress: bool = False
+) -> pd.DataFrame:
+    """:func:`score_panel` with a :class:`~judgerisk.options.ScoreSettings`, on one BLAS thread.
+
+    The one scoring path of ``judgerisk score``, ``judgerisk report`` (its embedded score
+    table) and ``judgerisk verify``: the same panel and settings give the same table, and the
+    numbers do not depend on the machine's BLAS thread count
+    (:func:`judgerisk._util.determinism.one_blas_thread`).
+
+    Parameters
+    ----------
+    panel : pandas.DataFrame
+        A panel (``judgerisk.panel`` contract).
+    settings : ScoreSettings, default ``ScoreSettings()``
+        Repetitions, first seed, aggregators, protocol, folds and the LMM's solver; a
+        :class:`~judgerisk.options.ReportSettings` (which extends it) is read the same way.
+    progress : bool, default False
+        Show a progress bar over the splits.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`score_panel`'s table.
+    """
+    from judgerisk._util.determinism import one_blas_thread
+
+    with one_blas_thread():
+        return score_panel(
+            panel,
+            n_seeds=settings.n_seeds,
+            seed=settings.seed,
+            aggregators=settings.aggregators,
+            scur_options=accelerate_options(settings.accelerate),
+            progress=progress,
+            protocol=settings.protocol,
+            n_folds=settings.n_folds,
+        )
 
 
 def panel_errors(verdict: npt.ArrayLike, gold: npt.ArrayLike) -> pd.Series:
@@ -489,10 +530,10 @@ def judge_bpe(panel: pd.DataFrame, judge: str) -> pd.DataFrame:
 def certify_panel(
     panel: pd.DataFrame,
     alphas: Sequence[float] = ALPHAS,
-    n_splits: int = 1000,
+    n_splits: int = DEFAULT_SPLITS,
     cal_frac: float = 0.5,
     split_seed: int = 0,
-    n_seeds: int = 5,
+    n_seeds: int = _SCORE.n_seeds,
     seed: int = 0,
     verdict: str = "majority",
     panel_scores: Sequence[str] = CERTIFIED,
@@ -508,14 +549,15 @@ def certify_panel(
     panel : pandas.DataFrame
         A panel with ``gold``.
     alphas : sequence of float, default (.05, .10, .15, .20, .25)
-    n_splits : int, default 1000
+    n_splits : int, default :data:`judgerisk.options.DEFAULT_SPLITS`
         Random calibration / test splits (:func:`judgerisk.selective.protocol.split_masks`); every score
         uses the same splits.
     cal_frac : float, default 0.5
     split_seed : int, default 0
         Seed of the splits.
     n_seeds, seed, scur_options
-        Passed to :func:`score_panel` (ignored when ``scores`` is given).
+        Passed to :func:`score_panel` (ignored when ``scores`` is given); ``n_seeds``'s
+        default is :func:`score_panel`'s (:data:`judgerisk.options.DEFAULT_REPEATS`).
     verdict : str, default "majority"
         Aggregator whose verdict is certified.
     panel_scores : sequence of str, default :data:`judgerisk.risk.registry.CERTIFIED`

@@ -56,7 +56,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import norm
 
-from judgerisk.options import EstimateSettings, OptionError
+from judgerisk.options import DEFAULT_FOLDS, EstimateSettings, OptionError
 
 #: The intervals' default level, from :class:`judgerisk.options.EstimateSettings`.
 LEVEL = EstimateSettings().level
@@ -308,7 +308,7 @@ def crossfit_predictions(
     y: npt.ArrayLike,
     x: npt.ArrayLike,
     x_unlabelled: npt.ArrayLike,
-    n_folds: int = 5,
+    n_folds: int = DEFAULT_FOLDS,
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """K-fold cross-fitted predictions of a label in [0, 1] from several proxies.

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgerisk.options import DEFAULT_TEMPLATE
 from judgerisk.panel import (
     CONDITIONS,
     order_pairs,  # re-exported: the one-judge view
@@ -45,7 +46,7 @@ def verdict_slot_top_tokens(
     items: Any,
     conditions: Sequence[str] = CONDITIONS,
     *,
-    template: Any = "pairwise_v1",
+    template: Any = DEFAULT_TEMPLATE,
     k: int = 5,
 ) -> pd.DataFrame:
     """The most likely next tokens at the verdict slot, averaged over items, per condition.

@@ -40,7 +40,7 @@ from judgerisk.extract.parts import (
 from judgerisk.extract.prompts import perturbation_settings, render_chats, rendered_prompts
 from judgerisk.extract.tokens import encode_prompts, resolve_verdict_tokens
 from judgerisk.families import DECLARED, is_declared
-from judgerisk.options import ANALYSIS
+from judgerisk.options import ANALYSIS, DEFAULT_TEMPLATE
 from judgerisk.panel import CONDITIONS, validate_panel
 
 __all__ = [
@@ -74,7 +74,7 @@ def prepare_prompts(
     items: Any,
     conditions: Sequence[str] = CONDITIONS,
     *,
-    template: Any = "pairwise_v1",
+    template: Any = DEFAULT_TEMPLATE,
     chat_template: str | None = None,
     enable_thinking: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame, Any, Any]:
@@ -173,7 +173,7 @@ def extract_logprobs(
     out_dir: str | os.PathLike | None = None,
     progress: bool = False,
     *,
-    template: Any = "pairwise_v1",
+    template: Any = DEFAULT_TEMPLATE,
     chat_template: str | None = None,
     min_verdict_mass: float = ANALYSIS.min_verdict_mass,
     seed: int = 0,
@@ -308,7 +308,7 @@ def run_judge(
     chunk_size: int | None = None,
     out_dir: str | os.PathLike | None = None,
     progress: bool = False,
-    template: Any = "pairwise_v1",
+    template: Any = DEFAULT_TEMPLATE,
     min_verdict_mass: float = ANALYSIS.min_verdict_mass,
     provenance: dict | None = None,
     seed: int = 0,

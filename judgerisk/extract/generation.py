@@ -23,6 +23,7 @@ import pandas as pd
 
 from judgerisk.extract.judge import GeneratingJudge, as_judge
 from judgerisk.extract.prompts import rendered_prompts
+from judgerisk.options import DEFAULT_TEMPLATE
 
 __all__ = ["parse_verbalized", "parse_choice", "verbalized_confidence", "self_consistency"]
 
@@ -192,7 +193,7 @@ def self_consistency(
     k: int = 5,
     temperature: float = 0.7,
     seed: int = 0,
-    template: Any = "pairwise_v1",
+    template: Any = DEFAULT_TEMPLATE,
     max_new_tokens: int = 2,
     batch_size: int = 8,
     device: Any = None,

@@ -18,7 +18,7 @@ import pandas as pd
 
 from judgerisk.extract.prompts import build_prompts, load_template, read_items
 from judgerisk.families import ORIGINAL, parse_condition
-from judgerisk.options import PERTURB_CONDITIONS
+from judgerisk.options import DEFAULT_TEMPLATE, PERTURB_CONDITIONS
 
 __all__ = ["PERTURB_CONDITIONS", "PERTURBED_COLUMNS", "perturb_items"]
 
@@ -47,7 +47,7 @@ def perturb_items(
     items: Any,
     conditions: Sequence[str] = PERTURB_CONDITIONS,
     *,
-    template: str | Path | dict = "pairwise_v1",
+    template: str | Path | dict = DEFAULT_TEMPLATE,
     seed: int = 0,
 ) -> pd.DataFrame:
     """The items under each condition, as the judge is shown them.
@@ -59,7 +59,7 @@ def perturb_items(
         :func:`judgerisk.extract.prompts.read_items` reads).
     conditions : sequence of str, default :data:`PERTURB_CONDITIONS`
         Condition names (the template's own, or any a perturbation family declares).
-    template : str, path or dict, default "pairwise_v1"
+    template : str, path or dict, default :data:`judgerisk.options.DEFAULT_TEMPLATE`
         The prompt template (:func:`judgerisk.extract.prompts.load_template`).
     seed : int, default 0
         Perturbation seed of the families that draw (format, verbosity).

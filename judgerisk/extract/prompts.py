@@ -39,6 +39,7 @@ from judgerisk.families import (
     is_declared,
     parse_condition,
 )
+from judgerisk.options import DEFAULT_TEMPLATE
 from judgerisk.panel import CONDITIONS
 
 __all__ = [
@@ -186,7 +187,7 @@ def list_templates() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
 
 
-def load_template(template: str | Path | dict | Template = "pairwise_v1") -> Template:
+def load_template(template: str | Path | dict | Template = DEFAULT_TEMPLATE) -> Template:
     """Load a template by shipped name, JSON path, record dict or pass a Template through.
 
     Parameters

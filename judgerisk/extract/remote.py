@@ -216,7 +216,8 @@ class OpenAIJudge:
             _, _, data = self._http.request(path, payload)
         except NoAnswer as exc:
             raise ServerError(
-                f"{exc}. Results finished so far are kept; rerun the same command to resume."
+                f"{exc}. Results finished so far are kept; rerun the same command with "
+                "--resume to continue."
             ) from None
         except Refused as exc:
             raise ServerAnswerError(f"{exc} (request {number})") from None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,8 +107,11 @@ def item_id(*parts: object) -> str:
     return sha256_text(text)[:12]
 
 
-def parse_pairs(value: str | dict | None, name: str, example: str) -> dict[str, str]:
-    """``"a=x,b=y"`` (the command line's form) or a mapping -> ``{"a": "x", "b": "y"}``.
+def parse_pairs(
+    value: str | Sequence[str] | dict | None, name: str, example: str
+) -> dict[str, str]:
+    """``"a=x,b=y"`` or ``["a=x", "b=y"]`` (the command line's forms) or a mapping ->
+    ``{"a": "x", "b": "y"}``.
 
     ``name`` is the option's name and ``example`` a well-formed value, for the error on a part
     without ``=``.
@@ -117,8 +120,9 @@ def parse_pairs(value: str | dict | None, name: str, example: str) -> dict[str, 
         return {}
     if isinstance(value, dict):
         return {str(k): str(v) for k, v in value.items()}
+    text = value if isinstance(value, str) else ",".join(map(str, value))
     out = {}
-    for part in str(value).split(","):
+    for part in text.split(","):
         key, sep, val = part.partition("=")
         if not sep or not key.strip() or not val.strip():
             raise PanelError(f"{name}: {part!r} is not KEY=VALUE; write it as e.g. {example}")

@@ -20,6 +20,7 @@ import html
 import io
 import time
 from collections.abc import Callable
+from dataclasses import fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ import pandas as pd
 
 from judgerisk._util.determinism import one_blas_thread
 from judgerisk._util.safe_write import atomic_write, atomic_write_group, private_folder
-from judgerisk.options import ReportSettings
+from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings, ScoreSettings
 from judgerisk.panel import (
     PanelError,
     check_scorable,
@@ -88,8 +89,8 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
     Returns
     -------
     pandas.DataFrame
-        For a panel of two or more judges, :func:`judgerisk.engine.certified.score_panel`'s score
-        table (``n_seeds`` repetitions of 5-fold cross-fitting). For one judge in both orders
+        For a panel of two or more judges, the score table ``judgerisk score`` writes for the
+        same scoring settings (:func:`judgerisk.engine.certified.score_with`). For one judge in both orders
         (:func:`one_judge_in_both_orders`), :func:`judgerisk.selective.one_judge.bpe_table` of every
         item (an item seen in one order only has no BPE: empty cells) with its ``gold`` when
         the panel has one. Scored on one BLAS thread, so the numbers do not depend on the
@@ -105,17 +106,10 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
             if "gold" in panel.columns:
                 table["gold"] = panel.groupby("item", sort=False)["gold"].first()
             return table
-        from judgerisk.engine.certified import accelerate_options, score_panel
+        from judgerisk.engine.certified import score_with
 
-        settings = {**REPORT_DEFAULTS, **params}  # a record may predate a parameter
-        return score_panel(
-            panel,
-            n_seeds=settings["n_seeds"],
-            seed=settings["seed"],
-            aggregators=settings["aggregators"],
-            scur_options=accelerate_options(settings["accelerate"]),
-            progress=progress,
-        )
+        # ``judgerisk score``'s path (a record that predates a parameter gets its default)
+        return score_with(panel, ReportSettings.from_parameters(params), progress)
 
 
 _CSS = """
@@ -255,7 +249,7 @@ def render_report(
     panel_path: str | Path,
     output: str | Path,
     parameters: dict | None = None,
-    timeout: int = 600,
+    timeout: int = DEFAULT_CELL_TIMEOUT,
     keep_notebook: str | Path | None = None,
     command: list[str] | str | None = None,
     progress: bool = False,
@@ -277,7 +271,7 @@ def render_report(
         the panel file).
     parameters : dict, optional
         Notebook parameters (``n_seeds``, ``seed``, ``alpha``, ``n_splits``, ``accelerate``).
-    timeout : int, default 600
+    timeout : int, default :data:`judgerisk.options.DEFAULT_CELL_TIMEOUT`
         Seconds allowed per cell.
     keep_notebook : path-like, optional
         Also save the executed ``.ipynb`` there (with the provenance record in its metadata).
@@ -298,8 +292,9 @@ def render_report(
     record : dict, optional
         The provenance record of the command line that asked for the report (``judgerisk
         report`` passes :func:`judgerisk.cli.common.command_record`'s, the one record shape of
-        every command: the command and every option); default: one naming ``command`` (or
-        this function call) and the parameters.
+        every command: the command and every option, its panel's row count left ``None`` and
+        filled in here, where the panel is read); default: one naming ``command`` (or this
+        function call) and the parameters.
 
     Returns
     -------
@@ -340,6 +335,8 @@ def render_report(
             )
         recorded = {"command": "report", **params}
         record = make_record(command, recorded, {"panel": (panel_path, len(panel))}, started)
+    elif record.get("inputs", {}).get("panel", {}).get("rows", 0) is None:
+        record["inputs"]["panel"]["rows"] = len(panel)  # the command line's: read once, here
     scores = _score_before_kernel(panel, params, progress, announce)
     one_judge = scores.attrs["one_judge"]
     nb = jupytext.read(report_notebook_path(one_judge))
@@ -371,8 +368,8 @@ def render_report(
             "warnings_text": attrs.get("warnings", []),
             "provenance": reproduce,
         }
-        if one_judge:  # no panel scores: the LMM's settings do not apply
-            nb_params = {k: v for k, v in nb_params.items() if k not in ("n_seeds", "accelerate")}
+        if one_judge:  # no panel scores: the scoring settings do not apply
+            nb_params = {k: v for k, v in nb_params.items() if k not in _SCORING}
         executed = run_notebook(
             nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
@@ -460,9 +457,14 @@ def _score_before_kernel(
             )
         else:
             check_scorable(panel)
+            how = (
+                f"{params['n_seeds']} repetition(s) of {params['n_folds']}-fold cross-fitting"
+                if params["protocol"] == "kfold"
+                else f"{params['n_seeds']} random split(s) of the paper's protocol"
+            )
             doing = (
-                f"scoring {panel['item'].nunique()} items with {params['n_seeds']} repetition(s) "
-                "of 5-fold cross-fitting, then running the report notebook"
+                f"scoring {panel['item'].nunique()} items with {how}, then running the report "
+                "notebook"
             )
         if announce is not None:
             announce(doing)
@@ -474,3 +476,6 @@ def _score_before_kernel(
 
 #: The report's parameters and their defaults (:class:`judgerisk.options.ReportSettings`).
 REPORT_DEFAULTS = ReportSettings().as_parameters()
+#: The scoring settings (:class:`judgerisk.options.ScoreSettings`), which the one-judge
+#: report's notebook does not take.
+_SCORING = tuple(f.name for f in fields(ScoreSettings) if f.name not in ("seed", "aggregators"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from judgerisk.options import DEFAULT_ALPHA
 from judgerisk.panel import PanelError, both_orders
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.scope import scope_threshold
@@ -19,7 +20,7 @@ __all__ = ["bpe_table"]
 
 
 def bpe_table(
-    panel: pd.DataFrame, calibration: pd.DataFrame | None = None, alpha: float = 0.1
+    panel: pd.DataFrame, calibration: pd.DataFrame | None = None, alpha: float = DEFAULT_ALPHA
 ) -> pd.DataFrame:
     r"""BPE of every (item, judge) seen in both orders and, with labels, SCOPE's selection.
 

@@ -38,7 +38,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._util.progress import progress_bar
-from judgerisk.options import check_count
+from judgerisk.options import DEFAULT_DELTA, DEFAULT_SPLITS, check_count
 from judgerisk.selective.metrics import errors_of
 from judgerisk.selective.registry import (
     SELECTORS,
@@ -138,7 +138,9 @@ def _mask_blocks(n: int, n_splits: int, cal_frac: float, seed: int, block: int):
         yield s0, _smallest_mask(rng.random((b, n)), n_cal)
 
 
-def split_masks(n: int, n_splits: int = 1000, cal_frac: float = 0.5, seed: int = 0) -> np.ndarray:
+def split_masks(
+    n: int, n_splits: int = DEFAULT_SPLITS, cal_frac: float = 0.5, seed: int = 0
+) -> np.ndarray:
     """Random calibration masks, one row per split.
 
     Split ``s`` draws one uniform key per item (row ``s`` of ``default_rng(seed).random((n_splits,
@@ -532,7 +534,7 @@ def toe_threshold_loop(
     confidence: npt.ArrayLike,
     errors: npt.ArrayLike,
     alpha: float,
-    delta: float = 0.1,
+    delta: float = DEFAULT_DELTA,
     n_grid: int = 5000,
     min_accepted: int = 30,
 ) -> Any:
@@ -584,10 +586,10 @@ def split_protocol(
     confidence: npt.ArrayLike | None = None,
     alphas: Sequence[float] = ALPHAS,
     methods: Sequence[str | Selector] | None = None,
-    n_splits: int = 1000,
+    n_splits: int = DEFAULT_SPLITS,
     cal_frac: float = 0.5,
     seed: int = 0,
-    delta: float = 0.1,
+    delta: float = DEFAULT_DELTA,
     n_grid: int = 5000,
     min_accepted: int = 30,
     loop: bool = False,

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.stats import beta, binom, norm
 
+from judgerisk.options import DEFAULT_ALPHA, DEFAULT_DELTA
 from judgerisk.validation import as_bool, as_float, check_alpha, tie_blocks
 
 __all__ = [
@@ -131,7 +132,7 @@ def naive_threshold(scores: npt.ArrayLike, errors: npt.ArrayLike, alpha: float) 
     return _block_threshold(scores, errors, check_alpha(alpha), naive_feasible)
 
 
-def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, delta: float = 0.1) -> Any:
+def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, delta: float = DEFAULT_DELTA) -> Any:
     """One-sided Clopper–Pearson upper confidence bound at level :math:`1 - \\delta`.
 
     .. math:: U(k, n) = \\mathrm{Beta}^{-1}(1 - \\delta;\\ k + 1,\\ n - k),\\quad U(n, n) = 1.
@@ -192,7 +193,7 @@ def toe_threshold(
     confidence: npt.ArrayLike,
     errors: npt.ArrayLike,
     alpha: float,
-    delta: float = 0.1,
+    delta: float = DEFAULT_DELTA,
     n_grid: int = 5000,
     min_accepted: int = 30,
 ) -> float:
@@ -255,7 +256,7 @@ class _Selector:
     #: "uncertainty" (accept iff value <= threshold) or "confidence" (accept iff >= threshold).
     input_kind = "uncertainty"
 
-    def __init__(self, alpha: float = 0.1):
+    def __init__(self, alpha: float = DEFAULT_ALPHA):
         self.alpha = alpha
 
     def fit(self, values, errors):
@@ -374,7 +375,11 @@ class TrustOrEscalate(_Selector):
     input_kind = "confidence"
 
     def __init__(
-        self, alpha: float = 0.1, delta: float = 0.1, n_grid: int = 5000, min_accepted: int = 30
+        self,
+        alpha: float = DEFAULT_ALPHA,
+        delta: float = DEFAULT_DELTA,
+        n_grid: int = 5000,
+        min_accepted: int = 30,
     ) -> None:
         self.alpha = alpha
         self.delta = delta

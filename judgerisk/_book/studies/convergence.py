@@ -23,7 +23,7 @@ import pandas as pd
 from judgerisk._book.studies.paired import compare_scores
 from judgerisk._book.studies.pooled import pool_tables, repetition_tables
 from judgerisk.engine.analysis import risk_context
-from judgerisk.options import ANALYSIS
+from judgerisk.options import ANALYSIS, DEFAULT_FOLDS
 from judgerisk.risk.registry import BASELINES
 from judgerisk.splits import PROTOCOLS
 
@@ -55,7 +55,7 @@ def margin_curve(
     seed: int = 0,
     subset: str = "all",
     baseline: str | None = None,
-    n_folds: int = 5,
+    n_folds: int = DEFAULT_FOLDS,
     n_boot: int = ANALYSIS.n_boot,
     scur_options: dict | None = None,
     aggregator: str = "majority",

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.engine.analysis import RiskContext, risk_context
-from judgerisk.options import ANALYSIS
+from judgerisk.options import ANALYSIS, DEFAULT_FOLDS, DEFAULT_PROTOCOL
 from judgerisk.panel import validate_panel
 from judgerisk.risk.metrics import vote_patterns
 from judgerisk.risk.registry import BASELINES, risk_score_table
@@ -101,8 +101,8 @@ def pooled_scores(
     seeds: Iterable[int] | None = None,
     baselines: Sequence[str] = BASELINES,
     *,
-    protocol: str = "kfold",
-    n_folds: int = 5,
+    protocol: str = DEFAULT_PROTOCOL,
+    n_folds: int = DEFAULT_FOLDS,
     options: Mapping[str, dict] | None = None,
     ablation: bool = False,
     fractions: Sequence[float] = ANALYSIS.fractions,
@@ -197,8 +197,8 @@ def pooled_scores(
 def repetition_tables(
     ctx: RiskContext,
     seeds: Sequence[int],
-    protocol: str = "kfold",
-    n_folds: int = 5,
+    protocol: str = DEFAULT_PROTOCOL,
+    n_folds: int = DEFAULT_FOLDS,
     baselines: Sequence[str] = BASELINES,
     *,
     options: Mapping[str, dict] | None = None,
