@@ -202,7 +202,7 @@ def check_orientation(panel: pd.DataFrame) -> list[str]:
         if len(flagged) <= NAMED_JUDGES:
             texts = [
                 f"judge {r.judge!r}: its verdicts in '{swapped}' disagree with '{shown}' on "
-                f"{r.disagree:.0%} of the {r.n_items} items with a strict verdict in both (ties left "
+                f"{r.disagree:.0%} of {r.n_items} items with a strict verdict in both (ties left "
                 f"out); it picks the answer shown first on "
                 f"{r.first_shown:.0%} of its verdicts in '{shown}' and on {r.first_swapped:.0%} "
                 f"in '{swapped}' (read as mapped back): {_cause(r.reading)}"
