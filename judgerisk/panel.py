@@ -42,6 +42,7 @@ import pandas as pd
 from scipy.special import expit, logit
 
 from judgerisk._util import json_text
+from judgerisk._util.files import check_regular
 from judgerisk._util.safe_write import atomic_write  # re-exported: judgerisk.panel.atomic_write
 from judgerisk.cells import CellTable, is_sparse
 from judgerisk.coverage import distinct_patterns, judge_groups, no_shared_items
@@ -737,7 +738,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         column given twice (csv header, jsonl key), an id that is a JSON object or list, or a
         broken jsonl line (with its number).
     """
-    path = Path(path)
+    path = check_regular(path)  # a FIFO, device or socket: refused before any read
     suffix = _format_of(path, _READERS)
     if path.is_dir():
         raise PanelError(f"{path}: is a folder, not a {suffix} file")

@@ -213,9 +213,15 @@ def check_extract_paths(out: str | Path, inputs: dict[str, str | Path | None]) -
     ------
     judgerisk.provenance.OutputPathError
         Naming the option and the input.
+    judgerisk._util.files.NotRegularFileError
+        An input that is a FIFO, a device or a socket (nothing is read).
     """
+    from judgerisk._util.files import check_regular
     from judgerisk.provenance import OutputPathError, check_output_path
 
+    for option, path in inputs.items():  # a FIFO, device or socket: refused before any read
+        if path is not None:
+            check_regular(path, option)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise OutputPathError(f"--out {out}: is a file, not a folder")
@@ -239,7 +245,9 @@ def _chat_template(value: str | None) -> str | None:
 
     if value is None or value == "plain":
         return PLAIN_CHAT_TEMPLATE if value == "plain" else None
-    path = Path(value)
+    from judgerisk._util.files import check_regular
+
+    path = check_regular(value, "--chat-template")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
