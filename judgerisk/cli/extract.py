@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -267,6 +268,7 @@ def _run(args: argparse.Namespace) -> int:
     """Execute ``judgerisk extract`` from parsed arguments; returns the exit code."""
     from judgerisk.extract.backends import open_judge
     from judgerisk.extract.extract import run_judge
+    from judgerisk.extract.judge import RunStopped
     from judgerisk.provenance import finish_record, write_table_with_record
 
     files = {
@@ -284,20 +286,24 @@ def _run(args: argparse.Namespace) -> int:
         if path is not None and Path(path).is_file()
     }
     record = command_record(args, inputs)
-    described = backend.describe() if hasattr(backend, "describe") else {}
-    panel = run_judge(
-        backend,
-        args.items,
-        tuple(args.conditions),
-        judge=args.judge,
-        chunk_size=None if args.batch_size == "auto" else args.batch_size,
-        out_dir=out,
-        progress=args.progress,
-        template=args.template,
-        min_verdict_mass=args.min_verdict_mass,
-        provenance=finish_record(record, {"judge_backend": described}),
-        seed=args.seed,
-    )
+    try:
+        described = backend.describe() if hasattr(backend, "describe") else {}
+        panel = run_judge(
+            backend,
+            args.items,
+            tuple(args.conditions),
+            judge=args.judge,
+            chunk_size=None if args.batch_size == "auto" else args.batch_size,
+            out_dir=out,
+            progress=args.progress,
+            template=args.template,
+            min_verdict_mass=args.min_verdict_mass,
+            provenance=finish_record(record, {"judge_backend": described}),
+            seed=args.seed,
+        )
+    except RunStopped as exc:  # the answers got so far are in OUT: say how to resume
+        exc.args = (f"{exc}; to resume: {shlex.join(['judgerisk', *args.argv])}",)
+        raise
     if int(os.environ.get("RANK", "0")) == 0:
         settings = {
             "rows": len(panel),
