@@ -64,14 +64,7 @@ class Bpe(Command):
         record = command_record(args, inputs)
         table = self.recompute(record, loaded)
         n_tie = int((table["verdict"] == "tie").sum())
-        settings = {"rows": len(table), "ties": n_tie}
-        if args.calibration:
-            test = table[table["role"] == "test"]
-            settings.update(
-                accepted=int(test["accepted"].sum()),
-                n_test=len(test),
-                thresholds=table.groupby("judge")["threshold"].first().to_dict(),
-            )
+        settings = self.output_settings(table, loaded, record)
         write_output(args, table, args.output, record, settings)
         msg = f"wrote {args.output}: BPE of {len(table)} (item, judge) pairs; {n_tie} tie verdicts"
         if args.calibration:
@@ -81,6 +74,17 @@ class Bpe(Command):
             )
         print(msg, file=sys.stderr)
         return EXIT_OK
+
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        settings: dict = {"rows": len(table), "ties": int((table["verdict"] == "tie").sum())}
+        if "calibration" in loaded:
+            test = table[table["role"] == "test"]
+            settings.update(
+                accepted=int(test["accepted"].sum()),
+                n_test=len(test),
+                thresholds=table.groupby("judge")["threshold"].first().to_dict(),
+            )
+        return settings
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         from judgerisk.selective.one_judge import bpe_table

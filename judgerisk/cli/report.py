@@ -131,6 +131,13 @@ class Report(Command):
 
         return report_table(loaded["panel"], _settings(record).as_parameters()).reset_index()
 
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        from judgerisk.report.build import one_judge_in_both_orders, report_settings
+
+        panel = loaded["panel"]
+        one = one_judge_in_both_orders(panel)
+        return report_settings(panel["item"].nunique(), one, table.attrs.get("seeds"))
+
     def compare_output(
         self, path: Path, record: dict, loaded: dict, rtol: float, atol: float
     ) -> list[str]:
