@@ -88,9 +88,7 @@ def test_a_plugin_that_exits_is_one_line_and_exit_2(inputs, name, argv):
 def test_a_real_ctrl_c_while_a_plugin_loads_is_an_interruption(tmp_path, inputs):
     marker = tmp_path / "loading"
     source = (
-        "import pathlib, time\n"
-        f"pathlib.Path({str(marker)!r}).write_text('x')\n"
-        "time.sleep(60)\n"
+        f"import pathlib, time\npathlib.Path({str(marker)!r}).write_text('x')\ntime.sleep(60)\n"
     )
     env = _site(inputs, "jr_slow_plugin", source)
     proc = subprocess.Popen(

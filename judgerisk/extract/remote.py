@@ -222,8 +222,11 @@ class OpenAIJudge:
         self.backoff = _check_number("backoff", backoff, 0, MAX_TIMEOUT)
         self.max_wait = _check_number("max_wait", max_wait, 0, MAX_TIMEOUT)
         self.max_failures = _check_number("max_failures", max_failures, 1, 10**9, integer=True)
-        self.deadline = None if deadline is None else _check_number("deadline", deadline, 1e-3, 1e9)
-        self._deadline_at = None if deadline is None else time.monotonic() + self.deadline
+        self.deadline: float | None = None
+        self._deadline_at: float | None = None  # a time.monotonic() time
+        if deadline is not None:
+            self.deadline = _check_number("deadline", deadline, 1e-3, 1e9)
+            self._deadline_at = time.monotonic() + float(deadline)
         self._failures = 0  # prompts in a row with no answer
         self._stopped: str | None = None  # why the run stops (every later prompt is skipped)
         self.last_failure: str | None = None
@@ -509,7 +512,9 @@ class OpenAIJudge:
         bounded = np.zeros((len(texts), 2), bool)
         missing = np.array([a is None for a in answers], bool)
         for r, answer in enumerate(answers):
-            for c in range(2 if answer is not None else 0):
+            if answer is None:
+                continue
+            for c in range(2):
                 out[r, c], bounded[r, c] = match_verdict(answer[0], verdicts[c], exact[c])
         if n_tok is None:
             n_tok = np.array([0 if a is None else a[1] for a in answers], np.int64)
