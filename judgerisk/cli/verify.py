@@ -76,6 +76,8 @@ DYNAMIC_FIELDS: dict[str, str] = {
     "first when the output differs)",
     "settings.assumptions.inputs": "import: how the files were found (folders and patterns "
     "as given on the command line; the files themselves are the record's inputs)",
+    "settings.assumptions.files": "import: the files read, named as on the command line (their "
+    "full paths and sha256 are the record's inputs)",
 }
 
 
@@ -260,7 +262,8 @@ def regenerated_record(
 
     The command line is the record's (:func:`~judgerisk.report.record_checks.check_command`
     checked it against the parameters), and the parameters are that command line parsed again
-    (every option, defaults included); each input is the recorded path with its sha256 now and
+    (the options the record names: one it leaves out, as a record written before the option
+    existed does, takes its default); each input is the recorded path with its sha256 now and
     its recorded row count (checked against the input); ``extensions`` are the methods
     registered now, in the registries the record names (a registry the recorded run never
     read is not compared); ``settings`` are the command's
@@ -280,7 +283,10 @@ def regenerated_record(
 
         with contextlib.redirect_stderr(_io.StringIO()), contextlib.redirect_stdout(_io.StringIO()):
             args = parser.parse_args([str(a) for a in cmd[1:]])
-        params = {"command": args.command, **command_options(args)}
+        parsed = {"command": args.command, **command_options(args)}
+        # a parameter the record leaves out (written before it existed) takes its default
+        given = params if isinstance(params, dict) else {}
+        params = {k: v for k, v in parsed.items() if k in given}
     inputs = {  # each sha256 was checked against the file before (step 2)
         role: {"path": entry["path"], "sha256": entry["sha256"], "rows": entry.get("rows")}
         for role, entry in record["inputs"].items()
