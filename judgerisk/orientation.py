@@ -9,7 +9,9 @@ matched votes and the aggregators' hard-vote inputs. :func:`count_ties` counts t
 **Orientation.** The contract's probabilities are canonical: after an order swap the judge's
 "A" is the original B, so the swapped verdict must be mapped back. A judge whose canonical
 verdicts disagree between the two orders on more than half of its items almost surely was not
-mapped back (a judge at chance disagrees on about half); :func:`check_orientation` names it
+mapped back (a judge at chance disagrees on about half); the share is taken over the items with
+a strict verdict in both orders (a tie on either side is no evidence either way, and counted as
+an agreement it would hide a mis-orientation). :func:`check_orientation` names it
 when the excess over one half is more than chance explains: a one-sided binomial test of
 "disagrees on at most half" at level :data:`ORIENTATION_LEVEL` (one item, or three of four,
 never suffices; four of four does).
@@ -72,19 +74,28 @@ def tie_message(panel: pd.DataFrame) -> str | None:
 
 
 def order_disagreement(panel: pd.DataFrame) -> pd.DataFrame:
-    """Per judge and order pair, the share of items whose canonical verdicts differ.
+    """Per judge and order pair, the share of its strict pairs whose canonical verdicts differ.
+
+    A *strict pair* is an item the judge gave a strict verdict (:math:`m \\ne 0`) in both
+    orders; a pair with a tie on either side says nothing about the orientation (a tie is the
+    same verdict read either way), so it is left out of the denominator as well as the
+    numerator. Counting it as an agreement would dilute a mis-orientation below one half: an
+    Arena-Hard panel whose swapped games were not mapped back, 37 of its 176 cells ties,
+    disagrees on 79 % of its strict pairs but on under half of all its pairs.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``judge, swapped, shown, n_items, disagree`` (share of the judge's items seen in
-        both conditions whose strict verdicts differ; ties never count as a disagreement).
+        Columns ``judge, swapped, shown, n_items, disagree``: the number of the judge's strict
+        pairs and the share of them whose verdicts differ (a judge with none is left out).
     """
     rows = []
     for swapped, shown in FAMILIES["order"].pairs(pd.unique(panel["condition"])):
         a = panel.loc[panel["condition"] == swapped, ["item", "judge", "logit"]]
         b = panel.loc[panel["condition"] == shown, ["item", "judge", "logit"]]
         both = a.merge(b, on=["item", "judge"], suffixes=("_s", "_o"))
+        strict = (both["logit_s"] != 0) & (both["logit_o"] != 0)
+        both = both[strict & both["logit_s"].notna() & both["logit_o"].notna()]
         differ = np.sign(both["logit_s"]) * np.sign(both["logit_o"]) < 0
         per = differ.groupby(both["judge"], sort=True).agg(["size", "mean"])
         rows.append(
@@ -191,7 +202,8 @@ def check_orientation(panel: pd.DataFrame) -> list[str]:
         if len(flagged) <= NAMED_JUDGES:
             texts = [
                 f"judge {r.judge!r}: its verdicts in '{swapped}' disagree with '{shown}' on "
-                f"{r.disagree:.0%} of {r.n_items} items; it picks the answer shown first on "
+                f"{r.disagree:.0%} of {r.n_items} items with a strict verdict in both (ties left "
+                f"out); it picks the answer shown first on "
                 f"{r.first_shown:.0%} of its verdicts in '{shown}' and on {r.first_swapped:.0%} "
                 f"in '{swapped}' (read as mapped back): {_cause(r.reading)}"
                 for r in flagged.itertuples()

@@ -6,6 +6,12 @@ with ``group=`` loads its group the first time it is read. A new extension point
 ``Registry(what, builtins={...}, group="judgerisk.<kind>", adopt=...)``.
 """
 
-from judgerisk._util.registry import ENTRY_POINT_GROUPS, NameView, Registry, load_entry_points
+from judgerisk._util.registry import (
+    ENTRY_POINT_GROUPS,
+    NameView,
+    PluginError,
+    Registry,
+    load_entry_points,
+)
 
-__all__ = ["ENTRY_POINT_GROUPS", "NameView", "Registry", "load_entry_points"]
+__all__ = ["ENTRY_POINT_GROUPS", "NameView", "PluginError", "Registry", "load_entry_points"]

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgerisk._util import json_text
+from judgerisk._util.files import check_regular
 from judgerisk._util.hashing import sha256_file  # re-exported: the file hash of records
 from judgerisk._util.safe_write import atomic_write, atomic_write_group
 from judgerisk._util.version import package_version
@@ -393,7 +394,7 @@ def read_record(path: str | Path) -> dict:
     judgerisk.panel.PanelError
         When the file is missing or carries no record.
     """
-    path = Path(path)
+    path = check_regular(path)  # a FIFO, device or socket: refused before any read
     err = PanelError
     if not path.is_file():
         raise err(f"{path}: file not found")
@@ -423,7 +424,7 @@ def read_record(path: str | Path) -> dict:
             if rec is not None:
                 return rec
         else:
-            side = sidecar_path(path)
+            side = check_regular(sidecar_path(path), "its provenance sidecar")
             if side.is_file():
                 return json_text.loads(side.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:

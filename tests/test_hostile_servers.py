@@ -160,8 +160,8 @@ def test_drip_fed_headers_are_cut_off_too():
 
 
 @pytest.mark.parametrize("after", ["100000000", "Wed, 21 Oct 2099 07:28:00 GMT"])
-def test_retry_after_is_capped(after):
-    from judgerisk.extract.remote import OpenAIJudge
+def test_a_retry_after_beyond_max_wait_is_not_waited_on(after):
+    from judgerisk.extract.remote import OpenAIJudge, ServerError
 
     def busy_once(server, n, payload):
         if n == 1:
@@ -171,10 +171,28 @@ def test_retry_after_is_capped(after):
     with FakeServer(busy_once) as server:
         judge = OpenAIJudge(server.url, endpoint="chat", retries=2, timeout=2, max_wait=0.2)
         start = time.monotonic()
+        with pytest.raises(ServerError, match=f"Retry-After: {after} .*--max-wait 0.2 s") as exc:
+            judge.verdict_logprobs([json.dumps({"messages": [], "prefill": ""})])
+        took = time.monotonic() - start
+    assert server.posts == 1 and took < 1.5, took  # neither waited on nor asked again
+    assert exc.value.partial is not None and exc.value.partial.missing.tolist() == [True]
+
+
+def test_a_retry_after_within_max_wait_is_waited_on():
+    from judgerisk.extract.remote import OpenAIJudge
+
+    def busy_once(server, n, payload):
+        if n == 1:
+            return Reply(status=429, headers={"Retry-After": "0.3"}, body="slow down")
+        return honest(server, n, payload)
+
+    with FakeServer(busy_once) as server:
+        judge = OpenAIJudge(server.url, endpoint="chat", retries=2, timeout=2, max_wait=1)
+        start = time.monotonic()
         out = judge.verdict_logprobs([json.dumps({"messages": [], "prefill": ""})])
         took = time.monotonic() - start
-    assert server.posts == 2 and np.isfinite(out.logprobs).all()
-    assert took < 1.5, took
+    assert server.posts == 2 and np.isfinite(out.logprobs).all() and out.missing is None
+    assert 0.3 <= took < 1.5, took
 
 
 def test_backoff_is_capped_and_the_worst_case_is_stated():
@@ -185,7 +203,7 @@ def test_backoff_is_capped_and_the_worst_case_is_stated():
 
     with FakeServer(down) as server:
         judge = OpenAIJudge(server.url, endpoint="chat", retries=3, timeout=1, backoff=100,
-                            max_wait=0.1)  # fmt: skip
+                            max_wait=0.1, max_failures=1)  # fmt: skip
         assert judge._http.worst_case_s == pytest.approx(4 * 1 + 3 * 0.1)
         start = time.monotonic()
         with pytest.raises(ServerError, match=r"no answer after 4 tries \(last: HTTP 503"):

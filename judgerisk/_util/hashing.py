@@ -10,13 +10,15 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from judgerisk._util.files import check_regular
+
 __all__ = ["sha256_file", "sha256_text"]
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
     """Hex SHA-256 of a file's bytes (read in ``chunk``-byte blocks)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open(check_regular(path), "rb") as fh:
         while block := fh.read(chunk):
             digest.update(block)
     return digest.hexdigest()

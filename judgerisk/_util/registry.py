@@ -11,17 +11,25 @@ edit to judgerisk, by declaring in its ``pyproject.toml``::
     my_rule = "my_package.rules:MyRule"
 
 The built-ins are imported, then the entry points loaded, the first time the registry is read.
+A plug-in that raises an ``Exception`` while loading is skipped with a warning naming it; one
+that tries to end the process (``SystemExit``, a ``KeyboardInterrupt`` it raises itself, any
+other ``BaseException``) raises :class:`PluginError` naming it, which the command line prints as
+one line with exit code 2. A real Ctrl-C (a SIGINT delivered to the process while a plug-in
+loads) stays a ``KeyboardInterrupt``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import signal
+import threading
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar, overload
 
-__all__ = ["ENTRY_POINT_GROUPS", "NameView", "Registry", "load_entry_points"]
+__all__ = ["ENTRY_POINT_GROUPS", "NameView", "PluginError", "Registry", "load_entry_points"]
 
 T = TypeVar("T")
 
@@ -37,18 +45,45 @@ ENTRY_POINT_GROUPS: tuple[str, ...] = (
 )
 
 
-def load_entry_points(group: str, adopt: Callable[[str, Any], None] | None = None) -> list[str]:
-    """Load the installed plug-ins of ``group``; return the names loaded.
+class PluginError(Exception):
+    """A plug-in that tried to end the process while loading (``SystemExit``, ...).
 
-    Loading an entry point imports its module (a decorated method registers itself there); the
-    loaded object is then handed to ``adopt(name, obj)``, which registers it when the import
-    did not. A plug-in that fails to load is reported as a ``RuntimeWarning`` naming it and
-    skipped, so one broken package never disables the others or the built-ins.
+    Not a :class:`ValueError`, so that no caller (argparse's type conversion included) reads it
+    as a bad value; the command line prints it as one line and exits with code 2.
     """
-    from importlib import metadata  # on first use: judgerisk --help reads no entry point
 
-    loaded = []
-    for ep in metadata.entry_points(group=group):
+
+@contextlib.contextmanager
+def _real_sigint() -> Iterator[list[bool]]:
+    """A list that holds ``True`` once a SIGINT is delivered to the process meanwhile.
+
+    The handler in place is kept (called, or its ``KeyboardInterrupt`` raised); outside the main
+    thread no handler can be installed, and every ``KeyboardInterrupt`` counts as real.
+    """
+    seen: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        seen.append(True)
+        yield seen
+        return
+    previous = signal.getsignal(signal.SIGINT)
+
+    def _handler(signum: int, frame: Any) -> None:
+        seen.append(True)
+        if callable(previous):
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, _handler)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _load_one(ep: Any, group: str, adopt: Callable[[str, Any], None] | None) -> bool:
+    """Load one entry point; False when it failed with an ``Exception`` (warned and skipped)."""
+    with _real_sigint() as sigint:
         try:
             obj = ep.load()
             if adopt is not None:
@@ -58,11 +93,40 @@ def load_entry_points(group: str, adopt: Callable[[str, Any], None] | None = Non
                 f"judgerisk plug-in {ep.name!r} ({ep.value}, group {group}) was not loaded: "
                 f"{type(exc).__name__}: {exc}",
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-            continue
-        loaded.append(ep.name)
-    return loaded
+            return False
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt) and sigint:
+                raise  # a real Ctrl-C
+            shown = f"{type(exc).__name__}({', '.join(map(repr, exc.args))})"
+            raise PluginError(
+                f"judgerisk plug-in {ep.name!r} ({ep.value}, group {group}) raised {shown} "
+                "while loading, which would end judgerisk with no result; uninstall or fix "
+                "the package that declares it"
+            ) from None
+    return True
+
+
+def load_entry_points(group: str, adopt: Callable[[str, Any], None] | None = None) -> list[str]:
+    """Load the installed plug-ins of ``group``; return the names loaded.
+
+    Loading an entry point imports its module (a decorated method registers itself there); the
+    loaded object is then handed to ``adopt(name, obj)``, which registers it when the import
+    did not. A plug-in that fails to load with an ``Exception`` is reported as a
+    ``RuntimeWarning`` naming it and skipped, so one broken package never disables the others
+    or the built-ins.
+
+    Raises
+    ------
+    PluginError
+        A plug-in raised ``SystemExit``, ``KeyboardInterrupt`` or another ``BaseException``
+        while loading (a real Ctrl-C, a SIGINT delivered meanwhile, stays a
+        ``KeyboardInterrupt``).
+    """
+    from importlib import metadata  # on first use: judgerisk --help reads no entry point
+
+    return [ep.name for ep in metadata.entry_points(group=group) if _load_one(ep, group, adopt)]
 
 
 class Registry(Generic[T]):

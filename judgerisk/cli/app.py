@@ -15,6 +15,7 @@ import textwrap
 import time
 import warnings
 
+from judgerisk._util.registry import PluginError
 from judgerisk._util.version import package_version
 from judgerisk.cli.common import (
     COMMANDS,
@@ -96,8 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     argv = list(sys.argv[1:] if argv is None else argv)
     heavy = {name for name in COMMANDS if get_command(name).heavy}
-    parser = build_parser(extract=bool(argv) and argv[0] in heavy)
-    args = parser.parse_args(argv)  # exits with 2 on usage errors
+    try:
+        parser = build_parser(extract=bool(argv) and argv[0] in heavy)
+        args = parser.parse_args(argv)  # exits with 2 on usage errors
+    except PluginError as exc:  # a plug-in read while parsing (a --conditions family)
+        name = argv[0] if argv and not argv[0].startswith("-") else ""
+        print(f"{f'judgerisk {name}'.rstrip()}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     args.argv, args.started = argv, started
     prog = f"judgerisk {args.command}"
 
@@ -125,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"{prog}: error: missing dependency: {missing_dependency(exc)}", file=sys.stderr)
         return EXIT_DEPENDENCY
-    except (InputError, FileNotFoundError, ValueError, KeyError) as exc:
+    except (InputError, PluginError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - the CLI must turn any failure into exit code 1

@@ -66,15 +66,7 @@ class Bpe(Command):
         record = command_record(args, inputs)
         table = self.recompute(record, loaded)
         n_tie = int((table["verdict"] == "tie").sum())
-        settings: dict = {"rows": len(table), "ties": n_tie}
-        if args.calibration:
-            test = table[table["role"] == "test"]
-            settings.update(
-                accepted=int(test["accepted"].sum()),
-                n_test=len(test),
-                thresholds=table.groupby("judge")["threshold"].first().to_dict(),
-            )
-            settings["certificate"] = table.attrs["certificate"]
+        settings = self.output_settings(table, loaded, record)
         write_output(args, table, args.output, record, settings)
         msg = f"wrote {args.output}: BPE of {len(table)} (item, judge) pairs; {n_tie} tie verdicts"
         if args.calibration:
@@ -90,6 +82,18 @@ class Bpe(Command):
                 named = {**check, "reason": f"judge {judge}: {check['reason']}"}
                 print_certificate_check(args, named, args.alpha)
         return EXIT_OK
+
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        settings: dict = {"rows": len(table), "ties": int((table["verdict"] == "tie").sum())}
+        if "calibration" in loaded:
+            test = table[table["role"] == "test"]
+            settings.update(
+                accepted=int(test["accepted"].sum()),
+                n_test=len(test),
+                thresholds=table.groupby("judge")["threshold"].first().to_dict(),
+            )
+            settings["certificate"] = table.attrs["certificate"]
+        return settings
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         from judgerisk.cli.select import certificate_check

@@ -489,6 +489,12 @@ class Command(abc.ABC):
         "cannot tell")."""
         raise TypeError(f"judgerisk verify does not recompute {self.name} outputs")
 
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        """The ``settings`` the command writes into the record of ``table`` (its output, as
+        :meth:`recompute` gives it), from its input tables ``loaded`` and ``record``'s
+        parameters: :meth:`run` writes them, and ``verify`` compares them with the record's."""
+        raise TypeError(f"judgerisk verify does not regenerate the settings of {self.name}")
+
     def compare_output(
         self, path: Path, record: dict, loaded: dict, rtol: float, atol: float
     ) -> list[str]:

@@ -140,8 +140,7 @@ class Estimate(Command):
         record = command_record(args, inputs)
         say(args, f"scoring {panel_size(loaded['panel'])}")
         table = self.recompute(record, loaded)
-        attrs = {k: v for k, v in table.attrs.items()}
-        write_output(args, table, args.output, record, attrs)
+        write_output(args, table, args.output, record, self.output_settings(table, loaded, record))
         print(_summary(args, table), file=sys.stderr)
         return EXIT_OK
 
@@ -150,6 +149,9 @@ class Estimate(Command):
 
         record_int(record["parameters"], "seed", 0, 2**32 - 1)
         return []
+
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        return dict(table.attrs)  # the estimator's account (estimate_panel, plan_labels)
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         from judgerisk._util.determinism import one_blas_thread

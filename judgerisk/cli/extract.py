@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -255,9 +256,15 @@ def check_extract_paths(
     ------
     judgerisk.provenance.OutputPathError
         Naming the option and the input, or the run the folder holds.
+    judgerisk._util.files.NotRegularFileError
+        An input that is a FIFO, a device or a socket (nothing is read).
     """
+    from judgerisk._util.files import check_regular
     from judgerisk.provenance import OutputPathError, check_output_path
 
+    for option, path in inputs.items():  # a FIFO, device or socket: refused before any read
+        if path is not None:
+            check_regular(path, option)
     out = Path(out)
     if resume and overwrite:
         raise OptionError("--resume continues a run, --overwrite starts it again: give one")
@@ -321,6 +328,17 @@ def clear_run(out: Path) -> None:
                     part.unlink()
 
 
+def resume_argv(argv: list[str]) -> list[str]:
+    """The command line that continues a stopped run: ``argv`` with ``--resume`` and
+    without ``--overwrite`` (which would start the run again).
+
+    >>> resume_argv(["extract", "items.jsonl", "-o", "run", "--overwrite"])
+    ['judgerisk', 'extract', 'items.jsonl', '-o', 'run', '--resume']
+    """
+    kept = [arg for arg in argv if arg != "--overwrite"]
+    return ["judgerisk", *kept, *([] if "--resume" in kept else ["--resume"])]
+
+
 def resolve_spellings(args: argparse.Namespace) -> None:
     """The input and folder from the positional input and ``-o``, or the old spellings
     (``--items``, ``--out``: a deprecation line each)."""
@@ -350,7 +368,9 @@ def _chat_template(value: str | None) -> str | None:
 
     if value is None or value == "plain":
         return PLAIN_CHAT_TEMPLATE if value == "plain" else None
-    path = Path(value)
+    from judgerisk._util.files import check_regular
+
+    path = check_regular(value, "--chat-template")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -370,6 +390,7 @@ def _run(args: argparse.Namespace) -> int:
     """Execute ``judgerisk extract`` from parsed arguments; returns the exit code."""
     from judgerisk.extract.backends import open_judge
     from judgerisk.extract.extract import run_judge
+    from judgerisk.extract.judge import RunStopped
     from judgerisk.provenance import finish_record
 
     resolve_spellings(args)
@@ -393,19 +414,23 @@ def _run(args: argparse.Namespace) -> int:
     described = backend.describe() if hasattr(backend, "describe") else {}
     if args.overwrite:
         clear_run(out)
-    panel = run_judge(
-        backend,
-        args.items,
-        tuple(args.conditions),
-        judge=args.judge,
-        chunk_size=None if args.batch_size == "auto" else args.batch_size,
-        out_dir=out,
-        progress=args.progress,
-        template=args.template,
-        min_verdict_mass=args.min_verdict_mass,
-        provenance=finish_record(record, {"judge_backend": described}),
-        seed=args.seed,
-    )
+    try:
+        panel = run_judge(
+            backend,
+            args.items,
+            tuple(args.conditions),
+            judge=args.judge,
+            chunk_size=None if args.batch_size == "auto" else args.batch_size,
+            out_dir=out,
+            progress=args.progress,
+            template=args.template,
+            min_verdict_mass=args.min_verdict_mass,
+            provenance=finish_record(record, {"judge_backend": described}),
+            seed=args.seed,
+        )
+    except RunStopped as exc:  # the answers got so far are in OUT: say how to resume
+        exc.args = (f"{exc}; to resume: {shlex.join(resume_argv(args.argv))}",)
+        raise
     if int(os.environ.get("RANK", "0")) == 0:
         settings = {
             "rows": len(panel),

@@ -153,15 +153,28 @@ class Import(Command):
         record = command_record(args, inputs)
         # read as given (a --baseline PATH=MODEL names a folder of the command line)
         panel, info = _import(record["parameters"], args.paths)
-        settings = {"rows": len(panel), **info["shape"], "assumptions": info}
-        write_output(args, panel, args.output, record, settings)
+        write_output(args, panel, args.output, record, _settings(panel, info))
         _print_assumptions(args, panel, info, len(files))
         return EXIT_OK
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         inputs = record["inputs"]
         files = [inputs[f"input {k + 1}"]["path"] for k in range(len(inputs))]
-        return _import(record["parameters"], files)[0]
+        panel, info = _import(record["parameters"], files)
+        panel.attrs[_SETTINGS] = _settings(panel, info)  # for output_settings, never written
+        return panel
+
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        return table.attrs[_SETTINGS]
+
+
+#: Where :meth:`Import.recompute` keeps the settings of the panel it imported again.
+_SETTINGS = "judgerisk import settings"
+
+
+def _settings(panel: pd.DataFrame, info: dict) -> dict:
+    """The settings of an imported panel's record: its size and the importer's account."""
+    return {"rows": len(panel), **info["shape"], "assumptions": info}
 
 
 def _import(params: dict, paths: list) -> tuple[pd.DataFrame, dict]:

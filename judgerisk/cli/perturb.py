@@ -89,7 +89,7 @@ class Perturb(Command):
             files["template"] = (template, None)
         record = command_record(args, files)
         out = write_output(
-            args, table, args.output, record, {"rows": len(table), "n_items": n_items}
+            args, table, args.output, record, self.output_settings(table, {}, record)
         )
         print(
             f"wrote {out}: {n_items} items x {table['condition'].nunique()} conditions "
@@ -109,6 +109,9 @@ class Perturb(Command):
                 f"{n_items * len(conds)} rows, the output has {n_output}"
             ]
         return []
+
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        return {"rows": len(table), "n_items": int(table["item"].nunique())}
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         from judgerisk.extract.perturb import perturb_items

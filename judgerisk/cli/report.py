@@ -69,6 +69,7 @@ class Report(Command):
         add_overwrite(p)
 
     def run(self, args: argparse.Namespace) -> int:
+        from judgerisk._util.files import check_regular
         from judgerisk._util.progress import want_progress
         from judgerisk.panel import PanelFileNotFoundError
         from judgerisk.report.build import render_report
@@ -76,6 +77,7 @@ class Report(Command):
         check_aggregators(args.aggregators)  # None (the default) stays None in the record
         check_certified_scores(args.certified_scores)
         check_output(args, args.output, (args.panel,), suffixes=(".html", ".htm"))
+        check_regular(args.panel)  # a FIFO, device or socket: refused before any read
         if not Path(args.panel).is_file():  # before the record hashes it
             raise PanelFileNotFoundError(f"{args.panel}: file not found")
         # the panel is read once, by render_report, which adds its row count to the record
@@ -107,6 +109,13 @@ class Report(Command):
         from judgerisk.report.build import report_table
 
         return report_table(loaded["panel"], _settings(record).as_parameters()).reset_index()
+
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        from judgerisk.report.build import one_judge_in_both_orders, report_settings
+
+        panel = loaded["panel"]
+        one = one_judge_in_both_orders(panel)
+        return report_settings(panel["item"].nunique(), one, table.attrs.get("seeds"))
 
     def compare_output(
         self, path: Path, record: dict, loaded: dict, rtol: float, atol: float

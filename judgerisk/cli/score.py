@@ -60,7 +60,6 @@ class Score(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk._util.progress import want_progress
-        from judgerisk.orientation import count_ties
         from judgerisk.panel import load_panel
 
         check_output(args, args.output, (args.panel,))
@@ -71,8 +70,7 @@ class Score(Command):
         say(args, f"scoring {panel_size(panel)} with {settings.n_seeds} repetition(s)")
         progress = want_progress(args.progress)
         table = _score(panel, settings, progress)
-        out = {"seeds": table.attrs.get("seeds", []), "n_items": len(table)}
-        out.update(columns=list(table.columns), ties=count_ties(panel))
+        out = self.output_settings(table.reset_index(), {"panel": panel}, record)
         write_output(args, table.reset_index(), args.output, record, out)
         print(
             f"wrote {args.output}: {len(table)} items; columns {', '.join(table.columns)}",
@@ -82,6 +80,13 @@ class Score(Command):
 
     def check_sizes(self, record: dict, n_output: int, loaded: dict) -> list[str]:
         return panel_sizes(record, n_output, loaded)
+
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        from judgerisk.orientation import count_ties
+
+        columns = [c for c in table.columns if c != "item"]
+        out = {"seeds": table.attrs.get("seeds", []), "n_items": len(table)}
+        return {**out, "columns": columns, "ties": count_ties(loaded["panel"])}
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         settings = settings_from(ScoreSettings, record["parameters"])

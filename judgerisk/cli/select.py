@@ -77,7 +77,7 @@ class Select(Command):
         inputs["calibration"] = (args.calibration, len(calibration))
         record = command_record(args, inputs)
         decisions = self.recompute(record, {"scores": scores, "calibration": calibration})
-        attrs = dict(decisions.attrs)
+        attrs = self.output_settings(decisions, {}, record)
         write_output(args, decisions, args.output, record, attrs)
         test = decisions[decisions["role"] == "test"]
         n_acc = int(test["accepted"].sum())
@@ -111,6 +111,9 @@ class Select(Command):
         if len(loaded["scores"]) != n_output:
             return [f"the score table has {len(loaded['scores'])} rows, the output {n_output}"]
         return []
+
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        return dict(table.attrs)  # the threshold, its feasibility, alpha, ... (select_items)
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         from judgerisk.engine.certified import select_items

@@ -92,11 +92,10 @@ class Simulate(Command):
         )
         data = sim.data if args.gold else sim.data.drop(columns="gold")
         record = command_record(args)
-        settings = {"n_items": int(data["item"].nunique()), "rows": len(data)}
-        out = write_output(args, data, args.output, record, settings)
+        out = write_output(args, data, args.output, record, self.output_settings(data, {}, record))
         if args.labels is not None:
             labels = calibration_labels(sim.data, args.n_labelled, args.seed)
-            write_output(args, labels, args.labels, record, {"part": "labels"})
+            write_output(args, labels, args.labels, record, _LABELS)
         print(
             f"wrote {out}: {data['item'].nunique()} items x {data['judge'].nunique()} judges x "
             f"{data['condition'].nunique()} conditions ({len(data)} rows)"
@@ -126,6 +125,11 @@ class Simulate(Command):
             return [f"the record's parameters make {expected} rows, the output has {n_output}"]
         return []
 
+    def output_settings(self, table: pd.DataFrame, loaded: dict, record: dict) -> dict:
+        if _is_labels(record):
+            return dict(_LABELS)
+        return {"n_items": int(table["item"].nunique()), "rows": len(table)}
+
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
         from judgerisk.simulate import calibration_labels, simulate_panel
 
@@ -140,6 +144,10 @@ class Simulate(Command):
             return calibration_labels(sim.data, params["n_labelled"], params["seed"])
         data = sim.data if params["gold"] else sim.data.drop(columns="gold")
         return data.reset_index(drop=True)
+
+
+#: The settings of a ``--labels`` file's record (how ``verify`` tells it from the panel's).
+_LABELS = {"part": "labels"}
 
 
 def _is_labels(record: dict) -> bool:

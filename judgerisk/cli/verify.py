@@ -8,7 +8,12 @@ output (:mod:`judgerisk.report.record_checks`, and the bounds the command that w
 output with that command's own :meth:`~judgerisk.cli.common.Command.recompute` from the recorded
 parameters (read into the command's settings object, so no default is written here) and
 compares every cell (a csv, and the csv a report embeds, read back exactly as written: numeric
-columns as numbers, the others as their exact text, :func:`compare_csv`); a report must hold
+columns as numbers, the others as their exact text, :func:`compare_csv`; a csv's text is read
+byte for byte, so a ``\r\n`` inside a cell stays ``\r\n``), then regenerates the whole record
+the command would write and compares it with the one read, field by field
+(:func:`regenerated_record`, :func:`compare_records`: an edited setting, a forged
+``extensions`` entry or an added field is named), except the fields it declares dynamic
+(:data:`DYNAMIC_FIELDS`: the start and wall time, the machine, the code); a report must hold
 nothing that could run or fetch (:func:`judgerisk.plots.escape.live_content`) and is
 regenerated, and every visible word, number, figure and its markup (elements, attributes,
 styles, scripts, where each text sits) compared (:mod:`judgerisk.report.check`). Scoring runs
@@ -52,6 +57,7 @@ if TYPE_CHECKING:  # numpy and pandas are imported when a table is compared
 
 __all__ = [
     "COMMAND",
+    "DYNAMIC_FIELDS",
     "RTOL",
     "ATOL",
     "RecordError",
@@ -59,11 +65,29 @@ __all__ = [
     "verify",
     "compare_tables",
     "compare_csv",
+    "compare_records",
+    "regenerated_record",
 ]
 
 #: Relative and absolute tolerance of a numeric cell.
 RTOL, ATOL = 1e-9, 1e-12
 _MAX_SHOWN = 20
+
+#: The fields of a provenance record that change from one run to the next and are checked
+#: elsewhere, so :func:`compare_records` leaves them out (the one list; every other field of
+#: the record read must equal the regenerated record's, and no other field may be present).
+DYNAMIC_FIELDS: dict[str, str] = {
+    "started": "the start time",
+    "wall_s": "the wall time",
+    "environment": "the machine: its platform and library versions (a warning names the "
+    "versions that differ)",
+    "judgerisk": "the code: judgerisk's version, git commit and uncommitted changes (named "
+    "first when the output differs)",
+    "settings.assumptions.inputs": "import: how the files were found (folders and patterns "
+    "as given on the command line; the files themselves are the record's inputs)",
+    "settings.assumptions.files": "import: the files read, named as on the command line (their "
+    "full paths and sha256 are the record's inputs)",
+}
 
 
 @dataclass
@@ -191,10 +215,13 @@ def compare_tables(
 
 
 def _csv_text(path: Path) -> str | None:
-    """The csv text of an output (a csv file, or the score table a report embeds), or None."""
+    """The csv text of an output (a csv file, or the score table a report embeds), or None.
+
+    Read byte for byte (no newline translation): a cell holding ``\r\n`` keeps it.
+    """
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")
     if suffix in (".html", ".htm"):
         from judgerisk.report.build import embedded_csv
 
@@ -231,6 +258,122 @@ def compare_csv(
             expected[col] = values.to_numpy()
             output[col] = pd.to_numeric(output[col].replace("", np.nan), errors="coerce")
     return compare_tables(output, expected, rtol, atol)
+
+
+def regenerated_record(
+    record: dict,
+    command: Command,
+    recomputed: pd.DataFrame,
+    loaded: dict,
+    parser: argparse.ArgumentParser,
+) -> dict:
+    """The record ``command`` would write for ``recomputed``, from the record read.
+
+    The command line is the record's (:func:`~judgerisk.report.record_checks.check_command`
+    checked it against the parameters), and the parameters are that command line parsed again
+    (the options the record names: one it leaves out, as a record written before the option
+    existed does, takes its default); each input is the recorded path with its sha256 now and
+    its recorded row count (checked against the input); ``extensions`` are the methods
+    registered now, in the registries the record names (a registry the recorded run never
+    read is not compared); ``settings`` are the command's
+    (:meth:`~judgerisk.cli.common.Command.output_settings`). The :data:`DYNAMIC_FIELDS` are
+    copied from the record.
+    """
+    import json
+
+    from judgerisk.cli.common import command_options
+    from judgerisk.provenance import finish_record, runtime_extensions
+
+    params = record["parameters"]
+    cmd = record["command"]
+    if isinstance(cmd, list) and cmd[:1] == ["judgerisk"]:
+        import contextlib
+        import io as _io
+
+        with contextlib.redirect_stderr(_io.StringIO()), contextlib.redirect_stdout(_io.StringIO()):
+            args = parser.parse_args([str(a) for a in cmd[1:]])
+        parsed = {"command": args.command, **command_options(args)}
+        # a parameter the record leaves out (written before it existed) takes its default
+        given = params if isinstance(params, dict) else {}
+        params = {k: v for k, v in parsed.items() if k in given}
+    inputs = {  # each sha256 was checked against the file before (step 2)
+        role: {"path": entry["path"], "sha256": entry["sha256"], "rows": entry.get("rows")}
+        for role, entry in record["inputs"].items()
+    }
+    recorded = record.get("extensions")
+    now = runtime_extensions()
+    names = recorded if isinstance(recorded, dict) else {}
+    out = {
+        **{k: record[k] for k in DYNAMIC_FIELDS if "." not in k and k in record},
+        "extensions": {what: now.get(what, {}) for what in names},
+        "command": cmd,
+        "parameters": params,
+        "inputs": inputs,
+    }
+    settings = command.output_settings(recomputed, loaded, record)
+    out = finish_record({**out, "_t0": 0.0}, settings)
+    out["wall_s"] = record.get("wall_s")
+    return json.loads(json.dumps(out, default=str))  # the types a record read back has
+
+
+def _dotted(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _same(a: Any, b: Any) -> bool:
+    import math
+
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=RTOL, abs_tol=ATOL)
+    return bool(a == b)
+
+
+def compare_records(read: Any, regenerated: Any, path: str = "") -> list[str]:
+    """Where the record read differs from the regenerated one, one line per field (dotted).
+
+    A field in one and not the other is named; values are compared exactly, numbers within
+    :data:`RTOL`, :data:`ATOL`; the :data:`DYNAMIC_FIELDS` are left out.
+    """
+    if path in DYNAMIC_FIELDS:
+        return []
+    if isinstance(read, dict) and isinstance(regenerated, dict):
+        problems = []
+        for key in [*regenerated, *(k for k in read if k not in regenerated)]:
+            where = _dotted(path, str(key))
+            if where in DYNAMIC_FIELDS:
+                continue
+            if key not in read:
+                problems.append(
+                    f"record field {where!r} is missing (regenerated: {_shown(regenerated[key])})"
+                )
+            elif key not in regenerated:
+                problems.append(
+                    f"record field {where!r} is not one judgerisk writes here "
+                    f"({_shown(read[key])} in the record)"
+                )
+            else:
+                problems += compare_records(read[key], regenerated[key], where)
+        return problems
+    if isinstance(read, list) and isinstance(regenerated, list) and len(read) == len(regenerated):
+        return [
+            p
+            for k, (a, b) in enumerate(zip(read, regenerated, strict=True))
+            for p in compare_records(a, b, f"{path}[{k}]")
+        ]
+    if _same(read, regenerated):
+        return []
+    return [
+        f"record field {path!r}: {_shown(read)} in the record, {_shown(regenerated)} regenerated"
+    ]
+
+
+def _shown(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, default=str, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verification:
@@ -288,6 +431,12 @@ def _reproduces(path: Path, record: dict, parser: argparse.ArgumentParser) -> Ve
         return Verification("cannot tell", [*hints, f"recomputing failed: {exc}"])
     text = _csv_text(path)
     diff = compare_tables(table, recomputed) if text is None else compare_csv(text, recomputed)
+    if not diff:
+        try:
+            regenerated = regenerated_record(record, command, recomputed, loaded, parser)
+        except TypeError as exc:  # a command that does not regenerate its settings
+            return Verification("cannot tell", [*hints, str(exc)])
+        diff = compare_records(record, regenerated)
     if not diff:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -23,7 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from judgerisk._util.registry import Registry
-from judgerisk.extract.http_client import MAX_RETRIES, MAX_TIMEOUT
+from judgerisk.extract.http_client import (
+    DEFAULT_MAX_FAILURES,
+    DEFAULT_MAX_WAIT,
+    MAX_RETRIES,
+    MAX_TIMEOUT,
+)
 from judgerisk.extract.judge import HFJudge, Judge
 
 __all__ = [
@@ -332,9 +337,28 @@ OPENAI_OPTIONS = (
     ),
     BackendOption(
         "retries",
-        "retries on timeout, 408/409/425/429, 5xx (waits capped at 60 s; no redirect is followed)",
+        "retries on timeout, 408/409/425/429, 5xx (waits capped at --max-wait; no redirect is "
+        "followed)",
         default=4,
         type=_retries,
+    ),
+    BackendOption(
+        "max_wait",
+        "longest wait in seconds between two tries; a server whose Retry-After asks for more "
+        "stops the run at once (resume by rerunning the command)",
+        default=DEFAULT_MAX_WAIT,
+        type=_positive(float, MAX_TIMEOUT),
+    ),
+    BackendOption(
+        "max_failures",
+        "prompts in a row with no answer (after their retries) that stop the run",
+        default=DEFAULT_MAX_FAILURES,
+        type=_positive(int),
+    ),
+    BackendOption(
+        "deadline",
+        "seconds the whole run may take; it stops when they pass (default: no deadline)",
+        type=_positive(float, 1e9),
     ),
     BackendOption("top_logprobs", "top-k list size", default=20, type=_positive(int)),
 )

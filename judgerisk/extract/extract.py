@@ -25,7 +25,7 @@ import pandas as pd
 from judgerisk._util.hashing import sha256_text
 from judgerisk._util.progress import progress_bar
 from judgerisk.extract.forward import resolve_device
-from judgerisk.extract.judge import HFJudge, Judge, JudgeAnswerError
+from judgerisk.extract.judge import HFJudge, Judge, JudgeAnswerError, RunStopped
 from judgerisk.extract.parts import (
     PART_COLUMNS,
     hold_folder,
@@ -440,15 +440,47 @@ def _answers(backend, prompts, rows, verdicts):
         raise
 
 
+def _unanswered(n_left: int, n_total: int, out_dir, first=None, last: str | None = None) -> str:
+    """The sentence of a run that left prompts unanswered: how many, the first, what is kept."""
+    where = (
+        "" if first is None else f" (first: item {first['item']}, condition {first['condition']})"
+    )
+    kept = (
+        "nothing is kept (no out_dir)"
+        if out_dir is None
+        else f"the answered ones are kept in {out_dir}, and rerunning the same command asks "
+        "only for the others"
+    )
+    failure = f"; last failure: {last}" if last else ""
+    return f"{n_left} of {n_total} prompts have no answer{where}{failure}; {kept}"
+
+
 def _compute(backend, prompts, positions, tmpl, size, out_dir, rank, progress):
+    """Ask the backend chunk by chunk and store each chunk's answers (the resumable part).
+
+    Prompts a backend marks ``missing`` are not stored; a :class:`RunStopped` from the backend
+    stores its ``partial`` answers first. Either way the run then ends with a
+    :class:`RunStopped` counting the prompts left, so a rerun resumes with them.
+    """
     parts_dir = None if out_dir is None else out_dir / "parts"
     collected = []
     seq_no = next_sequence(parts_dir, rank) if parts_dir is not None else 0
     bar = progress_bar(total=len(positions), unit="prompt", enabled=progress, desc="extract")
     n_tok, t0 = 0, time.perf_counter()
+    n_missing, n_answered, first, served = 0, 0, None, False
     try:
-        for chunk, (rows, verdicts) in enumerate(_chunks(prompts, positions, size)):
-            res = _answers(backend, prompts, rows, verdicts)
+        for rows, verdicts in _chunks(prompts, positions, size):
+            stopped = None
+            try:
+                res = _answers(backend, prompts, rows, verdicts)
+            except RunStopped as exc:
+                if exc.partial is None:
+                    raise
+                res, stopped = exc.partial, exc
+            missing = np.zeros(len(rows), bool) if res.missing is None else np.asarray(res.missing)
+            if missing.any() and first is None:
+                first = prompts.iloc[rows[np.flatnonzero(missing)[0]]]
+            n_missing += int(missing.sum())
             bounded = res.bounded if res.bounded is not None else np.zeros((len(rows), 2), bool)
             frame = pd.DataFrame(
                 {
@@ -463,18 +495,26 @@ def _compute(backend, prompts, positions, tmpl, size, out_dir, rank, progress):
                     "token_a": res.tokens.token_a,
                     "token_b": res.tokens.token_b,
                 }
-            )
-            if parts_dir is not None:
-                if chunk == 0:
+            )[~missing]
+            if parts_dir is not None and len(frame):
+                if not served:
                     _record_served(backend, out_dir)
+                    served = True
                 seq_no = part_sequence(write_part(parts_dir, rank, seq_no, frame)) + 1
-            else:
+            elif parts_dir is None:
                 collected.append(frame)
+            n_answered += len(frame)
             n_tok += int(frame["prompt_tokens"].sum())
             bar.update(len(rows))
             bar.set_postfix(tok_s=f"{n_tok / max(time.perf_counter() - t0, 1e-9):.0f}")
+            if stopped is not None:
+                left = len(positions) - n_answered
+                raise RunStopped(f"{stopped}. {_unanswered(left, len(positions), out_dir)}")
     finally:
         bar.close()
+    if n_missing:
+        last = getattr(backend, "last_failure", None)
+        raise RunStopped(_unanswered(n_missing, len(positions), out_dir, first, last))
     return collected
 
 

@@ -13,9 +13,16 @@ Rules (book chapter "Extracting log-probabilities", section on serving engines):
   deadline passes.
 * **Bounded retries.** A timeout, a refused or reset connection, 408, 409, 425, 429 and 5xx are
   tried again up to ``retries`` times, waiting ``min(backoff * 2**n, max_wait)`` seconds, or
-  the server's ``Retry-After`` (seconds or an HTTP date) capped at ``max_wait``. A request
-  therefore ends within ``(retries + 1) * timeout + retries * max_wait`` seconds
+  the server's ``Retry-After`` (seconds or an HTTP date) when it is at most ``max_wait``. A
+  request therefore ends within ``(retries + 1) * timeout + retries * max_wait`` seconds
   (:attr:`HTTPClient.worst_case_s`).
+* **No wait beyond the allowed one.** A ``Retry-After`` longer than ``max_wait`` is not waited
+  on, capped or not: the request ends at once with :class:`ServerBusy` naming what the server
+  asked (a server saying "come back in three years" stops the run instead of being asked
+  again every ``max_wait`` seconds by every prompt).
+* **A deadline.** ``request(..., deadline=t)`` (a :func:`time.monotonic` time) tries and waits
+  only until ``t``: a try gets at most the time left, a wait that would pass it is not started
+  (:class:`DeadlineReached`).
 * **The key is never printed.** Every message built from what a server sent (an error body, a
   ``Location``) has the key replaced by ``***`` (also its URL- and JSON-escaped forms) and is
   cut to one line.
@@ -38,6 +45,9 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "DEFAULT_MAX_FAILURES",
+    "DEFAULT_MAX_WAIT",
+    "DeadlineReached",
     "HTTPClient",
     "MAX_ANSWER_BYTES",
     "MAX_RETRIES",
@@ -45,6 +55,7 @@ __all__ = [
     "NoAnswer",
     "RETRY_STATUS",
     "Refused",
+    "ServerBusy",
     "mask_secret",
 ]
 
@@ -54,6 +65,13 @@ RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_RETRIES = 100
 #: Largest ``timeout`` accepted, in seconds (a day).
 MAX_TIMEOUT = 86400.0
+#: Longest wait between two tries of a request, in seconds, unless given (``--max-wait``); a
+#: ``Retry-After`` asking for more stops the request (:class:`ServerBusy`).
+DEFAULT_MAX_WAIT = 60.0
+#: Prompts in a row with no answer (after each one's retries) that stop an extraction run,
+#: unless given (``--max-failures``): a server that is down is not asked for every prompt left
+#: (:class:`judgerisk.extract.remote.OpenAIJudge`).
+DEFAULT_MAX_FAILURES = 5
 #: Largest answer body read (a top-20 answer is a few kB).
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
 _SHOWN = 200  # characters of a server's error body shown in a message
@@ -65,6 +83,14 @@ class NoAnswer(Exception):
 
 class Refused(Exception):
     """An answer that must not be retried: a redirect, a 4xx, a body that is too long."""
+
+
+class ServerBusy(NoAnswer):
+    """The server asked to wait longer than ``max_wait`` (``Retry-After``): no wait, no retry."""
+
+
+class DeadlineReached(NoAnswer):
+    """The request's deadline passed before an answer came."""
 
 
 def mask_secret(text: str, secret: str | None) -> str:
@@ -200,13 +226,17 @@ class HTTPClient:
         conn.set_tunnel(self.host, self.port)
         return conn
 
-    def _once(self, method: str, path: str, body: bytes | None) -> tuple[int, Any, bytes]:
-        """One try within ``timeout`` seconds in all: (status, headers, body).
+    def _once(
+        self, method: str, path: str, body: bytes | None, timeout: float | None = None
+    ) -> tuple[int, Any, bytes]:
+        """One try within ``timeout`` seconds in all (default the client's): (status, headers,
+        body).
 
         A timer shuts the socket down at the deadline, so no read can outlast it (a per-read
         timeout would restart with every byte a dripping server sends).
         """
-        conn = self._connection(self.timeout)
+        timeout = self.timeout if timeout is None else timeout
+        conn = self._connection(timeout)
         expired = threading.Event()
 
         def _expire() -> None:
@@ -218,7 +248,7 @@ class HTTPClient:
                 except OSError:
                     pass
 
-        timer = threading.Timer(self.timeout, _expire)
+        timer = threading.Timer(timeout, _expire)
         timer.daemon = True
         timer.start()
         try:
@@ -233,7 +263,7 @@ class HTTPClient:
             return resp.status, resp.headers, data
         except (OSError, http.client.HTTPException) as exc:
             if expired.is_set():
-                raise TimeoutError(f"no complete answer within {self.timeout:g} s") from None
+                raise TimeoutError(f"no complete answer within {timeout:g} s") from None
             raise exc
         except ValueError as exc:  # http.client's refusal of a header or URL: no retry
             raise Refused(self.mask(f"{method} {self.origin}{self.prefix}{path}: {exc}")) from None
@@ -252,14 +282,27 @@ class HTTPClient:
             raise OSError(self.mask(str(exc))) from None
 
     # ------------------------------------------------------------------ a request
-    def request(self, path: str, payload: dict | None = None, *, retry: bool = True) -> tuple:
+    def request(
+        self,
+        path: str,
+        payload: dict | None = None,
+        *,
+        retry: bool = True,
+        deadline: float | None = None,
+    ) -> tuple:
         """``(status, headers, body)`` of a 2xx answer to ``path`` (POST with ``payload``).
+
+        ``deadline`` (a :func:`time.monotonic` time) bounds every try and wait.
 
         Raises
         ------
         Refused
             A redirect (naming its ``Location``), a 4xx other than the retried ones, a 2xx body
             over :data:`MAX_ANSWER_BYTES`.
+        ServerBusy
+            A retried status whose ``Retry-After`` asks for more than ``max_wait`` seconds.
+        DeadlineReached
+            ``deadline`` passed (or the next wait would pass it) before an answer.
         NoAnswer
             Every try failed (timeouts, refused connections, retried statuses).
         """
@@ -269,8 +312,13 @@ class HTTPClient:
         last, tries = "", self.retries + 1 if retry else 1
         for attempt in range(tries):
             wait = min(self.backoff * 2**attempt, self.max_wait)
+            left = math.inf if deadline is None else deadline - time.monotonic()
+            if left <= 0:
+                raise DeadlineReached(
+                    f"{method} {url}: the run's deadline passed ({last or 'no try'})"
+                )
             try:
-                status, headers, data = self._once(method, path, body)
+                status, headers, data = self._once(method, path, body, min(self.timeout, left))
             except (OSError, http.client.HTTPException) as exc:
                 last = self.mask(f"{type(exc).__name__}: {exc}".rstrip(": "))
             else:
@@ -291,10 +339,22 @@ class HTTPClient:
                 if status not in RETRY_STATUS:
                     raise Refused(f"{method} {url}: HTTP {status}: {_one_line(text)}")
                 last = f"HTTP {status}"
-                asked = _retry_after(headers.get("Retry-After"), time.time())
+                given = headers.get("Retry-After")
+                asked = _retry_after(given, time.time())
+                if asked is not None and asked > self.max_wait:
+                    raise ServerBusy(
+                        f"{method} {url}: HTTP {status} with Retry-After: "
+                        f"{self.mask(given or '')} ({asked:.0f} s), longer than the longest wait "
+                        f"allowed (--max-wait {self.max_wait:g} s), so it is not waited on"
+                    )
                 if asked is not None:
-                    wait = min(asked, self.max_wait)
+                    wait = asked
             if attempt < tries - 1:
+                if deadline is not None and time.monotonic() + wait >= deadline:
+                    raise DeadlineReached(
+                        f"{method} {url}: the run's deadline passes before the next try "
+                        f"(last: {last}; next wait {wait:g} s)"
+                    )
                 time.sleep(wait)
         raise NoAnswer(
             f"{method} {url}: no answer after {tries} tries (last: {last}; timeout "

@@ -33,6 +33,7 @@ __all__ = [
     "HFJudge",
     "Judge",
     "JudgeAnswerError",
+    "RunStopped",
     "VerdictLogprobs",
     "as_judge",
 ]
@@ -47,6 +48,19 @@ class JudgeAnswerError(ValueError):
     """
 
     position: int | None = None
+
+
+class RunStopped(RuntimeError):
+    """A run that stopped before every prompt had its answer; the answered ones are kept.
+
+    Raised by a backend (a server that asks to wait too long, too many prompts in a row with no
+    answer, the run's deadline) or by :func:`~judgerisk.extract.extract.run_judge` when prompts
+    were left unanswered. ``partial`` holds the answers of the call that stopped (its
+    ``missing`` rows unanswered), which ``run_judge`` stores before re-raising, so rerunning
+    the same command resumes. Exit code 1.
+    """
+
+    partial: VerdictLogprobs | None = None
 
 
 def render_with_template(
@@ -78,12 +92,17 @@ class VerdictLogprobs(NamedTuple):
     bounded : numpy.ndarray or None
         ``(n, 2)`` bool, or None when every value is exact: True where a backend saw only the top-k
         list and the verdict was not in it, so the value is an upper bound (the k-th log-prob).
+    missing : numpy.ndarray or None
+        ``(n,)`` bool, or None when every prompt was answered: True where the backend got no
+        answer (a server down for that prompt); those rows' values are NaN, they are not stored
+        and a rerun asks for them again.
     """
 
     logprobs: np.ndarray
     prompt_tokens: np.ndarray
     tokens: VerdictTokens
     bounded: np.ndarray | None = None
+    missing: np.ndarray | None = None
 
 
 @runtime_checkable

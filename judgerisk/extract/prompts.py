@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgerisk._util.files import check_regular
 from judgerisk._util.hashing import sha256_text
 from judgerisk.families import (
     FAMILIES,
@@ -203,7 +204,7 @@ def load_template(template: str | Path | dict | Template = DEFAULT_TEMPLATE) -> 
         return template
     if isinstance(template, dict):
         return Template.from_record(template)
-    path = Path(template)
+    path = check_regular(template, "template file")
     if path.suffix == ".json" and path.exists():
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
@@ -256,7 +257,7 @@ def _read_items_file(path: Path) -> pd.DataFrame:
     """An items file as given (ids as text stay text); errors name the file (and line)."""
     from judgerisk.panel import read_table
 
-    if not path.exists():
+    if not check_regular(path, "items file").exists():
         raise FileNotFoundError(f"items file not found: {path}")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".parquet"):

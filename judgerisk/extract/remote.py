@@ -26,6 +26,17 @@ every wait, and masks the key in every message. Each answer is checked
 (:mod:`judgerisk.extract.topk`: strict JSON, a possible top-k list) and must come from the
 requested model, the same one throughout the run (:class:`OpenAIJudge`, Notes). An answer that
 fails a check stops the run with one line naming the request (:class:`ServerAnswerError`).
+
+**The run-level policy.** Beyond each request's own bounds, the run as a whole is bounded
+(:class:`OpenAIJudge`: ``max_wait``, ``max_failures``, ``deadline``). A prompt with no answer
+after its tries is left unanswered (its cell is not stored) and the run goes on with the next;
+the run stops, keeping every answer it got, at once when a server asks (``Retry-After``) to
+wait longer than ``max_wait`` seconds (default :data:`~judgerisk.extract.http_client.DEFAULT_MAX_WAIT`),
+after ``max_failures`` prompts in a row with no answer (default
+:data:`~judgerisk.extract.http_client.DEFAULT_MAX_FAILURES`),
+or when the run's ``deadline`` passes (default: none). Each stop is one line naming the request
+and why (:class:`ServerError`, a :class:`~judgerisk.extract.judge.RunStopped`); rerunning the
+same command resumes with the prompts left.
 """
 
 from __future__ import annotations
@@ -36,6 +47,7 @@ import math
 import os
 import re
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -43,18 +55,46 @@ from typing import Any
 import numpy as np
 
 from judgerisk._util.hashing import sha256_text
-from judgerisk.extract.http_client import MAX_RETRIES, MAX_TIMEOUT, HTTPClient, NoAnswer, Refused
-from judgerisk.extract.judge import JudgeAnswerError, VerdictLogprobs, render_with_template
+from judgerisk.extract.http_client import (
+    DEFAULT_MAX_FAILURES,
+    DEFAULT_MAX_WAIT,
+    MAX_RETRIES,
+    MAX_TIMEOUT,
+    DeadlineReached,
+    HTTPClient,
+    NoAnswer,
+    Refused,
+    ServerBusy,
+)
+from judgerisk.extract.judge import (
+    JudgeAnswerError,
+    RunStopped,
+    VerdictLogprobs,
+    render_with_template,
+)
 from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
 from judgerisk.extract.topk import AnswerError, field, match_verdict, parse_answer, top_list
 
-__all__ = ["OpenAIJudge", "ServerAnswerError", "ServerError", "match_verdict", "same_model"]
+__all__ = [
+    "DEFAULT_MAX_FAILURES",
+    "OpenAIJudge",
+    "ServerAnswerError",
+    "ServerError",
+    "match_verdict",
+    "same_model",
+]
 
 _SNAPSHOT = re.compile(r"\d[\d.-]*")
 
 
-class ServerError(RuntimeError):
-    """A server that gave no answer after all retries (finished results are kept: resume)."""
+class ServerError(RunStopped):
+    """A server that gave no answer after all retries (finished results are kept: resume).
+
+    ``stops_run`` is true when the reason holds for every prompt left (a ``Retry-After``
+    longer than ``max_wait``, the run's deadline): the run stops at once.
+    """
+
+    stops_run: bool = False
 
 
 class ServerAnswerError(ServerError, JudgeAnswerError):
@@ -118,7 +158,14 @@ class OpenAIJudge:
         ``(retries + 1) * timeout + retries * max_wait`` seconds.
     backoff : float, default 0.5
     max_wait : float, default 60
-        Longest wait between two tries, whatever ``Retry-After`` asks for.
+        Longest wait between two tries (:data:`~judgerisk.extract.http_client.DEFAULT_MAX_WAIT`);
+        a ``Retry-After`` asking for more stops the run at once, naming the request.
+    max_failures : int, default 5
+        Prompts in a row with no answer after their tries that stop the run
+        (:data:`~judgerisk.extract.http_client.DEFAULT_MAX_FAILURES`); a prompt with no answer before that is left for a rerun.
+    deadline : float, optional
+        Seconds the whole run may take, counted from the judge's creation: no try or wait goes
+        beyond it, and the run stops when it passes (default: no deadline).
     api_key_env : str, optional
         Name of the environment variable holding the API key (sent as a bearer token to
         ``base_url``'s origin only, never across a redirect). The key itself is never printed,
@@ -150,7 +197,9 @@ class OpenAIJudge:
         timeout: float = 60.0,
         retries: int = 4,
         backoff: float = 0.5,
-        max_wait: float = 60.0,
+        max_wait: float = DEFAULT_MAX_WAIT,
+        max_failures: int = DEFAULT_MAX_FAILURES,
+        deadline: float | None = None,
         api_key_env: str | None = None,
         name: str | None = None,
     ) -> None:
@@ -172,6 +221,15 @@ class OpenAIJudge:
         self.retries = _check_number("retries", retries, 0, MAX_RETRIES, integer=True)
         self.backoff = _check_number("backoff", backoff, 0, MAX_TIMEOUT)
         self.max_wait = _check_number("max_wait", max_wait, 0, MAX_TIMEOUT)
+        self.max_failures = _check_number("max_failures", max_failures, 1, 10**9, integer=True)
+        self.deadline: float | None = None
+        self._deadline_at: float | None = None  # a time.monotonic() time
+        if deadline is not None:
+            self.deadline = _check_number("deadline", deadline, 1e-3, 1e9)
+            self._deadline_at = time.monotonic() + float(deadline)
+        self._failures = 0  # prompts in a row with no answer
+        self._stopped: str | None = None  # why the run stops (every later prompt is skipped)
+        self.last_failure: str | None = None
         self.chunk_size = 4 * self.concurrency
         self.api_key_env = api_key_env
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -213,12 +271,12 @@ class OpenAIJudge:
         number = next(self._count)
         what = f"{'GET' if payload is None else 'POST'} {self.base_url}{path} (request {number})"
         try:
-            _, _, data = self._http.request(path, payload)
+            _, _, data = self._http.request(path, payload, deadline=self._deadline_at)
         except NoAnswer as exc:
-            raise ServerError(
-                f"{exc}. Results finished so far are kept; rerun the same command with "
-                "--resume to continue."
-            ) from None
+            text, head = str(exc), f"{what.split(' (request ')[0]}: "
+            err = ServerError(f"{what}: {text.removeprefix(head)}")
+            err.stops_run = isinstance(exc, ServerBusy | DeadlineReached)
+            raise err from None
         except Refused as exc:
             raise ServerAnswerError(f"{exc} (request {number})") from None
         try:
@@ -370,11 +428,42 @@ class OpenAIJudge:
             **extra,
         }
 
-    def _top(self, job: tuple[int, str]) -> tuple[list[tuple[str, float]], int]:
+    # ------------------------------------------------------------------ the run-level policy
+    def _stop(self, reason: str) -> None:
+        with self._lock:
+            if self._stopped is None:
+                self._stopped = reason
+
+    def _failed(self, exc: ServerError) -> None:
+        """Count a prompt with no answer; stop the run when the policy says so."""
+        with self._lock:
+            self._failures += 1
+            self.last_failure = str(exc)
+            failures = self._failures
+        if exc.stops_run:
+            self._stop(str(exc))
+        elif failures >= self.max_failures:
+            self._stop(
+                f"{failures} prompt{'s' * (failures > 1)} in a row got no answer (--max-failures "
+                f"{self.max_failures}; last: {exc})"
+            )
+
+    def _top(self, job: tuple[int, str]) -> tuple[list[tuple[str, float]], int] | None:
+        """One prompt's top-k list and prompt length, or None when it got no answer."""
         position, text = job
+        if self._deadline_at is not None and time.monotonic() >= self._deadline_at:
+            self._stop(f"the run's deadline (--deadline {self.deadline:g} s) passed")
+        if self._stopped is not None:
+            return None  # left for a rerun
         path = "/v1/completions" if self.endpoint == "completions" else "/v1/chat/completions"
         try:
-            answer, what = self._request(path, self._payload(text))
+            try:
+                answer, what = self._request(path, self._payload(text))
+            except ServerError as exc:
+                if isinstance(exc, JudgeAnswerError):
+                    raise
+                self._failed(exc)
+                return None
             try:
                 top = top_list(answer)
                 usage = answer.get("usage") if isinstance(answer, dict) else None
@@ -387,8 +476,11 @@ class OpenAIJudge:
                 raise ServerAnswerError(f"{what}: {self._http.mask(str(exc))}") from None
             self._check_served(answer, what)
         except JudgeAnswerError as exc:
+            self._stop(str(exc))  # the prompts not yet sent are skipped
             exc.position = position
             raise
+        with self._lock:
+            self._failures = 0
         return top, used
 
     def verdict_logprobs(
@@ -399,7 +491,9 @@ class OpenAIJudge:
         Requests run ``concurrency`` at a time; results come back in the order given. Missing
         verdicts give the bound of :func:`match_verdict` and are marked in ``bounded``; an
         answer that cannot be used raises :class:`ServerAnswerError` with ``position`` set to
-        its prompt's index.
+        its prompt's index. A prompt with no answer is marked in ``missing``; when the run-level
+        policy stops the run (module docstring), :class:`ServerError` is raised with the
+        answers got so far as its ``partial``.
         """
         texts = list(texts)
         if not texts:
@@ -414,11 +508,19 @@ class OpenAIJudge:
         self.model  # noqa: B018 - resolve the default model once, before the threads
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
             answers = list(pool.map(self._top, enumerate(texts)))
-        out = np.empty((len(texts), 2))
+        out = np.full((len(texts), 2), np.nan)
         bounded = np.zeros((len(texts), 2), bool)
-        for r, (top, _) in enumerate(answers):
+        missing = np.array([a is None for a in answers], bool)
+        for r, answer in enumerate(answers):
+            if answer is None:
+                continue
             for c in range(2):
-                out[r, c], bounded[r, c] = match_verdict(top, verdicts[c], exact[c])
+                out[r, c], bounded[r, c] = match_verdict(answer[0], verdicts[c], exact[c])
         if n_tok is None:
-            n_tok = np.array([used for _, used in answers], np.int64)
-        return VerdictLogprobs(out, n_tok, vt, bounded)
+            n_tok = np.array([0 if a is None else a[1] for a in answers], np.int64)
+        result = VerdictLogprobs(out, n_tok, vt, bounded, missing if missing.any() else None)
+        if self._stopped is not None:
+            stop = ServerError(f"{self._stopped}; the run stops")
+            stop.stops_run, stop.partial = True, result
+            raise stop
+        return result

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk._util import json_text
+from judgerisk._util.files import check_regular
 from judgerisk._util.hashing import sha256_text
 from judgerisk.datasets.judgebench import VERDICT_STRENGTH
 from judgerisk.datasets.llmbar import smooth_verdicts
@@ -131,6 +132,7 @@ def parse_pairs(
 
 
 def _open_text(path: Path) -> str:
+    check_regular(path)
     if path.is_dir():
         raise PanelError(f"{path}: is a folder; pass the files in it, or the folder to import")
     if not path.is_file():

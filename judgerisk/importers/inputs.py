@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
+from judgerisk._util.files import check_regular
 from judgerisk.panel import PanelError, PanelFileNotFoundError
 
 __all__ = ["Inputs", "expand_inputs"]
@@ -111,6 +112,7 @@ def expand_inputs(paths: Sequence[str | Path], fmt: str, layout: Sequence[str]) 
         else:
             raise PanelFileNotFoundError(f"{path}: file not found")
         for f in files:
+            check_regular(f)  # found in a folder or by a pattern too: refused before any read
             key = f.resolve()
             if key in seen:
                 out.notes.append(f"{f}: given more than once, read once")

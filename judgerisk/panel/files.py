@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk._util import json_text
+from judgerisk._util.files import check_regular
 from judgerisk._util.safe_write import atomic_write
 from judgerisk.families import DECLARED, DeclaredConditions
 from judgerisk.panel.contract import PanelError, PanelFileNotFoundError, validate_panel
@@ -173,7 +174,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         column given twice (csv header, jsonl key), an id that is a JSON object or list, or a
         broken jsonl line (with its number).
     """
-    path = Path(path)
+    path = check_regular(path)  # a FIFO, device or socket: refused before any read
     suffix = _format_of(path, _READERS)
     if path.is_dir():
         raise PanelError(f"{path}: is a folder, not a {suffix} file")

@@ -43,6 +43,7 @@ __all__ = [
     "ONE_JUDGE_NOTEBOOK",
     "REPORT_DEFAULTS",
     "one_judge_in_both_orders",
+    "report_settings",
     "report_table",
     "report_notebook_path",
     "render_report",
@@ -63,6 +64,14 @@ def report_notebook_path(one_judge: bool = False) -> Path:
     """Filesystem path of the packaged report notebook (``one_judge``: the BPE report's)."""
     name = ONE_JUDGE_NOTEBOOK if one_judge else REPORT_NOTEBOOK
     return Path(str(resources.files("judgerisk").joinpath(name)))
+
+
+def report_settings(n_items: int, one_judge: bool, seeds: list | None) -> dict[str, Any]:
+    """The ``settings`` of a report's record: its item count, and its kind (one judge in both
+    orders) or the seeds of its panel scores (``judgerisk verify`` regenerates them)."""
+    if one_judge:
+        return {"n_items": int(n_items), "kind": "one judge in both orders"}
+    return {"n_items": int(n_items), "seeds": list(seeds or [])}
 
 
 def one_judge_in_both_orders(panel: pd.DataFrame) -> bool:
@@ -373,11 +382,7 @@ def render_report(
         executed = run_notebook(
             nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
-        settings: dict[str, Any] = {"n_items": n_items}
-        if one_judge:
-            settings["kind"] = "one judge in both orders"
-        else:
-            settings["seeds"] = attrs["seeds"]
+        settings = report_settings(n_items, one_judge, None if one_judge else attrs["seeds"])
         final = finish_record(record, settings)
         executed.metadata.setdefault("judgerisk", {})["provenance"] = final
         for k, cell in enumerate(executed.cells):  # jupytext and papermill draw random ids:
