@@ -28,6 +28,7 @@ from judgerisk.cli.score import (
     AGGREGATORS_DEFAULT,
     check_aggregators,
     panel_sizes,
+    refuse_unscorable,
 )
 from judgerisk.options import ACCELERATIONS, OptionError, ReportSettings
 
@@ -92,7 +93,7 @@ class Report(Command):
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk._util.progress import want_progress
         from judgerisk.panel import load_panel
-        from judgerisk.report.build import render_report
+        from judgerisk.report.build import one_judge_in_both_orders, render_report
 
         check_aggregators(args.aggregators)  # None (the default) stays None in the record
         check_certified_scores(args.certified_scores)
@@ -101,7 +102,11 @@ class Report(Command):
         check_output(args, args.output, (args.panel,), suffixes=(".html", ".htm"))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            n_rows = len(load_panel(args.panel))
+            panel = load_panel(args.panel)
+        if not one_judge_in_both_orders(panel):  # one judge in both orders: its own report
+            refuse_unscorable(args.panel, panel)
+        n_rows = len(panel)
+        del panel
         out = render_report(
             args.panel,
             args.output,

@@ -35,6 +35,7 @@ __all__ = [
     "Score",
     "check_aggregators",
     "panel_sizes",
+    "refuse_unscorable",
 ]
 
 #: The help of ``--accelerate`` (``score`` and ``report``).
@@ -120,6 +121,7 @@ class Score(Command):
         check_aggregators(args.aggregators)  # None (the default) stays None in the record
         settings = settings_from(ScoreSettings, vars(args))
         panel = load_panel(args.panel)
+        refuse_unscorable(args.panel, panel)
         record = command_record(args, {"panel": (args.panel, len(panel))})
         say(args, f"scoring {panel_size(panel)} with {settings.n_seeds} repetition(s)")
         progress = want_progress(args.progress)
@@ -177,6 +179,21 @@ def _score(
             protocol=settings.protocol,
             n_folds=settings.n_folds,
         )
+
+
+def refuse_unscorable(path: str, panel: pd.DataFrame) -> None:
+    """Refuse, in one line naming ``path``, a panel that cannot be scored as a panel (one
+    judge, judges that share no item: :func:`judgerisk.panel.check_scorable`), before any work."""
+    import warnings
+
+    from judgerisk.panel import PanelError, check_scorable
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its warnings are the scoring's to show
+        try:
+            check_scorable(panel)
+        except PanelError as exc:
+            raise PanelError(f"{path}: {exc}") from None
 
 
 def check_aggregators(names: tuple[str, ...] | None) -> tuple[str, ...]:

@@ -88,9 +88,9 @@ BUILTIN_FORMATS: tuple[Importer, ...] = tuple(
         ),
         (
             "crowdkit",
-            "task, worker, label table (csv/parquet/jsonl)",
+            "task, worker, label table (csv/tsv/parquet/jsonl); Get-Another-Label's labels.txt",
             ("epsilon", "label_a", "label_tie", "columns"),
-            ("*.csv", "*.tsv", "*.parquet", "*.jsonl"),
+            ("*.csv", "*.tsv", "*.parquet", "*.jsonl", "labels.txt"),
         ),
     )
 )
@@ -186,9 +186,22 @@ def _scalars(rows: pd.DataFrame) -> pd.DataFrame:
 #: The duplicates policy in words, for the record.
 _DUPLICATE_RULE = {
     "error": "a cell (item, judge, condition) read twice is refused",
-    "first": "a cell read twice keeps the first record read",
-    "last": "a cell read twice keeps the last record read (FastChat's own rule)",
+    "first": "a cell read twice in one file keeps the first record read; a cell two files "
+    "hold is refused (two runs are never merged into one judge)",
+    "last": "a cell read twice in one file keeps the last record read (FastChat's own rule); a "
+    "cell two files hold is refused (two runs are never merged into one judge)",
 }
+
+
+def _blank_files(files: Sequence[Path], sources: set[str] | None) -> list[str]:
+    """A note for each file read that gave no row and holds nothing but blank space."""
+    if sources is None:  # a reader whose rows do not name their file: cannot tell
+        return []
+    return [
+        f"{f}: an empty file (nothing but blank space): no judgement read from it"
+        for f in files
+        if str(f) not in sources and not f.read_bytes().strip()
+    ]
 
 
 def _nothing_left(files: Sequence[Path], dropped: Counter) -> str:
@@ -249,7 +262,7 @@ def import_judgments(
     """
     import pandas as pd
 
-    from judgerisk.importers.cells import DUPLICATES, resolve_cells
+    from judgerisk.importers.cells import DUPLICATES, resolve_cells, row_sources
     from judgerisk.importers.inputs import expand_inputs
     from judgerisk.orientation import check_orientation, count_ties
     from judgerisk.panel import PanelError, validate_panel
@@ -268,7 +281,8 @@ def import_judgments(
         raise PanelError(f"format {fmt!r}: no file given")
     found = expand_inputs(paths, fmt, imp.layout)
     got = imp.read(found.files, **assumptions)
-    rows, dropped = resolve_cells(_scalars(got.rows), got.dropped, duplicates)
+    found.notes.extend(_blank_files(found.files, row_sources(got.rows)))
+    rows, dropped = resolve_cells(_scalars(got.rows), got.dropped, duplicates, fmt)
     if rows.empty:
         raise PanelError(_nothing_left(found.files, dropped))
     panel = validate_panel(rows, conditions=None)
