@@ -113,8 +113,15 @@ def conditions(text: str) -> tuple[str, ...]:
 
 
 def names(text: str) -> tuple[str, ...]:
-    """A comma-separated list of names (``--aggregators majority,dawid_skene``)."""
-    return tuple(n.strip() for n in text.split(",") if n.strip())
+    """A comma-separated list of names (``--aggregators majority,dawid_skene``); an empty one is
+    a usage error (exit 2, before any work)."""
+    out = tuple(n.strip() for n in text.split(",") if n.strip())
+    if not out:
+        raise argparse.ArgumentTypeError(
+            f"expected one name or more, comma-separated, got {text!r}; leave the option out "
+            "for the default"
+        )
+    return out
 
 
 def alpha(text: str) -> float:

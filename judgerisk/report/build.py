@@ -47,6 +47,7 @@ __all__ = [
     "report_notebook_path",
     "render_report",
     "notebook_to_html",
+    "notebook_parameters",
     "run_notebook",
     "notebook_error",
     "embedded_csv",
@@ -172,6 +173,21 @@ def notebook_to_html(nb: Any, title: str = "judgerisk panel report") -> str:
 #: last cell (seen now and then on a loaded machine). Cell errors still reach us through papermill.
 QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
 _SCORES_ID = "judgerisk-scores"
+
+
+def notebook_parameters(nb: Any) -> set[str]:
+    """The names a notebook's cell tagged ``parameters`` assigns (what papermill can set)."""
+    import ast
+
+    names: set[str] = set()
+    for cell in nb.cells:
+        if cell.get("cell_type") == "code" and "parameters" in cell.get("metadata", {}).get(
+            "tags", []
+        ):
+            for node in ast.parse(cell["source"]).body:
+                targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+                names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 def run_notebook(
@@ -372,8 +388,10 @@ def render_report(
             "warnings_text": attrs.get("warnings", []),
             "provenance": reproduce,
         }
-        if one_judge:  # no panel scores: the LMM's settings do not apply
-            nb_params = {k: v for k, v in nb_params.items() if k not in ("n_seeds", "accelerate")}
+        # only the names the template declares (the one-judge report has no LMM settings, no
+        # aggregators): papermill warns on the terminal of every other one
+        declared = notebook_parameters(nb)
+        nb_params = {k: v for k, v in nb_params.items() if k in declared}
         executed = run_notebook(
             nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
