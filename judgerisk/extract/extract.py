@@ -401,7 +401,9 @@ def _check_id_kinds(stored: pd.Series, wanted: pd.Series, out_dir) -> None:
     type than these items' (text ids against numbers: no stored result could match)."""
     other = _id_kinds(stored) - _id_kinds(wanted)
     if other:
-        shown = [v for v in pd.unique(stored) if ("text" if isinstance(v, str) else "numbers") in other]
+        shown = [
+            v for v in pd.unique(stored) if ("text" if isinstance(v, str) else "numbers") in other
+        ]
         raise ValueError(
             f"{out_dir}: holds results of items whose ids are {' and '.join(sorted(other))} "
             f"({', '.join(map(repr, shown[:3]))}), but these items' ids are "

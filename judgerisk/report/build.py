@@ -185,7 +185,11 @@ def notebook_parameters(nb: Any) -> set[str]:
             "tags", []
         ):
             for node in ast.parse(cell["source"]).body:
-                targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+                targets = (
+                    node.targets
+                    if isinstance(node, ast.Assign)
+                    else [getattr(node, "target", None)]
+                )
                 names.update(t.id for t in targets if isinstance(t, ast.Name))
     return names
 

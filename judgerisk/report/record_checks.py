@@ -54,11 +54,11 @@ def _missing_plugins(extensions: Any) -> list[str]:
 
     if not isinstance(extensions, dict):
         return []
-    have = {r.what: r for r in Registry.instances()}
+    have = {r.what: {name for name, _ in r.items()} for r in Registry.instances()}
     out = []
     for what, entries in extensions.items():
         for name, origin in entries.items() if isinstance(entries, dict) else ():
-            if what not in have or name not in have[what]:
+            if name not in have.get(what, ()):
                 out.append(f"{what} {name!r} from {origin}")
     return out
 
