@@ -27,6 +27,7 @@ from judgerisk._util.safe_write import atomic_write
 
 __all__ = [
     "downloadable_notebook",
+    "mathjax_code",
     "glued_values",
     "apply_conditions",
     "resolve_myst",
@@ -359,9 +360,9 @@ def mathjax_dir() -> Path:
 _MATHJAX_SLOT = "judgerisk-inline-mathjax"
 
 
-def _inline_mathjax() -> str | None:
-    """The local MathJax 3 ``tex-svg.js`` bundle as an inline ``<script>`` (``None``: none is
-    installed).
+def mathjax_code() -> str | None:
+    """The local MathJax 3 ``tex-svg.js`` bundle, as a run page holds it inline (``None``: none
+    is installed).
 
     The SVG output draws its glyphs as paths and loads no font file, so the page stays one
     self-contained file that typesets offline, wherever it is copied (a ``file://`` URL into
@@ -373,8 +374,7 @@ def _inline_mathjax() -> str | None:
         code = (mathjax_dir() / "tex-svg.js").read_text(encoding="utf-8")
     except (FileNotFoundError, ImportError):
         return None
-    code = code.replace("<!--", "\\x3C!--").replace("</script", "\\x3C/script")
-    return f"<script>{code}</script>"
+    return code.replace("<!--", "\\x3C!--").replace("</script", "\\x3C/script")
 
 
 def render_html(
@@ -407,7 +407,7 @@ def render_html(
     page = book_notebook(nb, number.lstrip("0") or "0", book)
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input_prompt = exporter.exclude_output_prompt = True
-    inline = _inline_mathjax()
+    inline = mathjax_code()
     if inline:
         exporter.mathjax_url = _MATHJAX_SLOT
     titles = [c.source[2:].split("\n", 1)[0] for c in page.cells if c.source.startswith("# ")]
@@ -416,7 +416,9 @@ def render_html(
     body = body.replace("<head>", "<head>\n" + MATHJAX3 + STYLE, 1)
     body = _NETWORK_SCRIPTS.sub("", body)
     if inline:
-        body = body.replace(f'<script src="{_MATHJAX_SLOT}"> </script>', inline, 1)
+        body = body.replace(
+            f'<script src="{_MATHJAX_SLOT}"> </script>', f"<script>{inline}</script>", 1
+        )
     return atomic_write(html_path, lambda tmp: tmp.write_text(body, encoding="utf-8"))
 
 

@@ -28,7 +28,7 @@ from judgerisk.importers.base import DROP, WHERE
 from judgerisk.options import ORIGINAL
 from judgerisk.panel import PanelError
 
-__all__ = ["DUPLICATES", "resolve_cells", "row_sources"]
+__all__ = ["DUPLICATES", "resolve_cells"]
 
 #: The duplicates policies: refuse, keep the first record read, keep the last.
 DUPLICATES = ("error", "first", "last")
@@ -66,13 +66,6 @@ def _files(rows: pd.DataFrame) -> pd.Series:
     if WHERE not in rows.columns:
         return pd.Series([None] * len(rows), index=rows.index, dtype=object)
     return rows[WHERE].astype(str).str.extract(_SOURCE)["file"]
-
-
-def row_sources(rows: pd.DataFrame) -> set[str] | None:
-    """The files a reader's rows come from (``None`` when its rows do not say: no ``WHERE``)."""
-    if WHERE not in rows.columns:
-        return None
-    return set(_files(rows).dropna())
 
 
 def _refuse_two_sources(rows: pd.DataFrame, repeated, fmt: str | None) -> None:

@@ -193,14 +193,23 @@ _DUPLICATE_RULE = {
 }
 
 
-def _blank_files(files: Sequence[Path], sources: set[str] | None) -> list[str]:
-    """A note for each file read that gave no row and holds nothing but blank space."""
-    if sources is None:  # a reader whose rows do not name their file: cannot tell
-        return []
+def _is_blank(path: Path) -> bool:
+    """Whether a regular file holds nothing but blank space (read until its first other byte)."""
+    if not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 16):
+            if chunk.strip():
+                return False
+    return True
+
+
+def _blank_files(files: Sequence[Path]) -> list[str]:
+    """A note for each file read that holds nothing but blank space (no judgement in it)."""
     return [
         f"{f}: an empty file (nothing but blank space): no judgement read from it"
         for f in files
-        if str(f) not in sources and not f.read_bytes().strip()
+        if _is_blank(f)
     ]
 
 
@@ -262,7 +271,7 @@ def import_judgments(
     """
     import pandas as pd
 
-    from judgerisk.importers.cells import DUPLICATES, resolve_cells, row_sources
+    from judgerisk.importers.cells import DUPLICATES, resolve_cells
     from judgerisk.importers.inputs import expand_inputs
     from judgerisk.orientation import check_orientation, count_ties
     from judgerisk.panel import PanelError, validate_panel
@@ -281,7 +290,7 @@ def import_judgments(
         raise PanelError(f"format {fmt!r}: no file given")
     found = expand_inputs(paths, fmt, imp.layout)
     got = imp.read(found.files, **assumptions)
-    found.notes.extend(_blank_files(found.files, row_sources(got.rows)))
+    found.notes.extend(_blank_files(found.files))
     rows, dropped = resolve_cells(_scalars(got.rows), got.dropped, duplicates, fmt)
     if rows.empty:
         raise PanelError(_nothing_left(found.files, dropped))
