@@ -107,3 +107,27 @@ def test_plugin_family_in_the_command_line(plugin_env, tmp_path):
     assert {"S_tone", "z_S_tone"} <= set(header)
     verify = subprocess.run([*run, "verify", str(scores)], **kw)
     assert verify.returncode == 0, verify.stderr
+
+
+def test_verify_without_the_plugin_names_it(plugin_env, tmp_path):
+    """An output made with a plug-in family, verified where it is not installed: the refusal
+    names the plug-in (issue 44; main said "not a valid judgerisk command")."""
+    import os
+
+    panel = tmp_path / "panel.csv"
+    run = [sys.executable, "-m", "judgerisk.cli"]
+    made = subprocess.run(
+        [*run, "simulate", "-o", str(panel), "--n-items", "40", "--conditions", "original,tone1"],
+        capture_output=True,
+        text=True,
+        env=plugin_env,
+        cwd=tmp_path,
+    )
+    assert made.returncode == 0, made.stderr
+    bare = {**os.environ, "PYTHONPATH": plugin_env["PYTHONPATH"].split(os.pathsep)[0]}
+    proc = subprocess.run(
+        [*run, "verify", str(panel)], capture_output=True, text=True, env=bare, cwd=tmp_path
+    )
+    assert proc.returncode != 0
+    assert f"perturbation family {NAME!r} from jr_tone_plugin" in proc.stderr
+    assert "not installed here" in proc.stderr and "install the package" in proc.stderr

@@ -191,7 +191,8 @@ def test_a_run_page_on_hostile_names_is_inert(hostile_files, tmp_path, monkeypat
     argv = ["run", "11", "--small", "--param", f"panel_path={hostile_files['panel']}"]
     assert cli.main([*argv, "--param", "real_data=False", "-o", "ch11.html"]) == 0
     page = (tmp_path / "ch11.html").read_text(encoding="utf-8")
-    assert_inert(page, scripts=[render.MATHJAX_CONFIG], shown=[FILE])
+    # the page's own scripts: MathJax's configuration and its bundle, inline (no file:// URL)
+    assert_inert(page, scripts=[render.MATHJAX_CONFIG, render.mathjax_code()], shown=[FILE])
     assert f"BPE ({JUDGES[1]})" in html.unescape(page)  # the table's row label, as text
     assert f"<code>{html_text(JUDGES[1])}</code>" in page  # the glued name, as text
     assert not (tmp_path / "ch11.ipynb").exists()  # -o names the one file written

@@ -173,8 +173,12 @@ def test_lm_eval_swap_is_aligned_and_negated():
 def test_lm_eval_more_than_two_choices_is_refused(tmp_path):
     rec = {"doc_id": 0, "target": 0, "filtered_resps": [["-1", "False"]] * 3}
     f = _jsonl(tmp_path / "m" / "samples_t_2024-01-01T00-00-00.000000.jsonl", [rec])
-    with pytest.raises(PanelError, match="line 1: 3 choices.*only a two-choice task"):
+    with pytest.raises(PanelError, match="3 choices per record.*only a two-choice task"):
         import_judgments("lm_eval", [f])
+    two = {**rec, "filtered_resps": [["-1", "False"]] * 2}
+    g = _jsonl(tmp_path / "m" / "samples_u_2024-01-01T00-00-00.000000.jsonl", [two, rec])
+    with pytest.raises(PanelError, match="line 2: 3 choices.*only a two-choice task"):
+        import_judgments("lm_eval", [g])  # a file whose records differ: refused at the record
 
 
 def test_crowdkit_labels(tmp_path):

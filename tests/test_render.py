@@ -99,6 +99,19 @@ def test_render_resolves_glue_citations_admonitions_figures_and_conditions(tmp_p
     assert "show-if:ch05_ran" in src.read_text() and "remove-cell" in src.read_text()
 
 
+def test_the_page_carries_its_own_mathjax(tmp_path):
+    """``run -o x.html``: MathJax inline (the SVG output, no font file), no ``file://`` URL into
+    the installation (issue 44), so the page typesets wherever it is copied."""
+    src = tmp_path / "run.ipynb"
+    nbformat.write(_chapter(), src)
+    html = render.render_html(src, tmp_path / "run.html", chapter="05_high_consensus").read_text()
+    assert "file://" not in html and ".venv" not in html
+    assert html.count("<script src=") == 0
+    bundle = (render.mathjax_dir() / "tex-svg.js").read_text(encoding="utf-8")
+    assert bundle[:200] in html and "MathJax" in html
+    assert html.count("</script>") == html.count("<script")  # no early end inside the bundle
+
+
 def test_apply_conditions_keeps_prose_whose_part_ran():
     nb = _chapter()
     nb.cells[1].outputs[2] = _glue_output("ch05_ran", "True")

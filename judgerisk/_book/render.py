@@ -5,7 +5,8 @@ MyST (``{glue:text}`key```, ``:::{admonition}``, ``{cite}``). :func:`render_html
 what the book's build resolves (glued numbers and text, citations from the book's
 bibliography, glossary terms, chapter links, numbered figures with their captions and
 numbered equations), drops the cells the book hides, and writes one self-contained HTML
-page with nbconvert, offline when a local MathJax is installed.
+page with nbconvert, with the local MathJax (when installed) inline: it typesets offline and
+loads nothing.
 
 Prose that holds only when a part of the chapter ran carries a tag ``show-if:KEY`` (a
 glued boolean): :func:`apply_conditions` removes it from the executed notebook when
@@ -26,6 +27,7 @@ from judgerisk._util.safe_write import atomic_write
 
 __all__ = [
     "downloadable_notebook",
+    "mathjax_code",
     "glued_values",
     "apply_conditions",
     "resolve_myst",
@@ -354,11 +356,25 @@ def mathjax_dir() -> Path:
     return es5
 
 
-def _local_mathjax() -> str | None:
+#: What ``exporter.mathjax_url`` is set to, then replaced by the inline bundle.
+_MATHJAX_SLOT = "judgerisk-inline-mathjax"
+
+
+def mathjax_code() -> str | None:
+    """The local MathJax 3 ``tex-svg.js`` bundle, as a run page holds it inline (``None``: none
+    is installed).
+
+    The SVG output draws its glyphs as paths and loads no font file, so the page stays one
+    self-contained file that typesets offline, wherever it is copied (a ``file://`` URL into
+    the installation would break on another machine). ``<!--`` and ``</script`` are written
+    ``\\x3C!--`` / ``\\x3C/script`` (the same text in JavaScript), so the HTML parser never ends
+    the script early.
+    """
     try:
-        return (mathjax_dir() / "tex-chtml.js").as_uri()
+        code = (mathjax_dir() / "tex-svg.js").read_text(encoding="utf-8")
     except (FileNotFoundError, ImportError):
         return None
+    return code.replace("<!--", "\\x3C!--").replace("</script", "\\x3C/script")
 
 
 def render_html(
@@ -391,14 +407,18 @@ def render_html(
     page = book_notebook(nb, number.lstrip("0") or "0", book)
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input_prompt = exporter.exclude_output_prompt = True
-    url = _local_mathjax()
-    if url:
-        exporter.mathjax_url = url
+    inline = mathjax_code()
+    if inline:
+        exporter.mathjax_url = _MATHJAX_SLOT
     titles = [c.source[2:].split("\n", 1)[0] for c in page.cells if c.source.startswith("# ")]
     resources = {"metadata": {"name": titles[0] if titles else ipynb.stem}}
     body, _ = exporter.from_notebook_node(page, resources=resources)
     body = body.replace("<head>", "<head>\n" + MATHJAX3 + STYLE, 1)
     body = _NETWORK_SCRIPTS.sub("", body)
+    if inline:
+        body = body.replace(
+            f'<script src="{_MATHJAX_SLOT}"> </script>', f"<script>{inline}</script>", 1
+        )
     return atomic_write(html_path, lambda tmp: tmp.write_text(body, encoding="utf-8"))
 
 

@@ -29,7 +29,7 @@ from judgerisk.cli.common import (
 )
 from judgerisk.options import InputError
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "failure_line", "main"]
 
 _EPILOG = """\
 examples:
@@ -134,6 +134,46 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, PluginError, FileNotFoundError, ValueError, KeyError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except Exception as exc:  # noqa: BLE001 - the CLI must turn any failure into exit code 1
-        print(f"{prog}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_RUNTIME
+    except Exception as exc:  # noqa: BLE001 - the CLI must turn any failure into one line
+        message, code = failure_line(exc)
+        print(f"{prog}: error: {message}", file=sys.stderr)
+        return code
+
+
+def failure_line(exc: Exception) -> tuple[str, int]:
+    """What an error no command turned into its own message means, in one line, and its exit
+    code: a file the system refuses (permission, a full disk), an input nested too deeply or
+    holding a number beyond a float's range are the input's or the machine's (exit 2 or 1, with
+    what to check); a ``RuntimeError`` is a run that failed and says why (exit 1); anything
+    else (``TypeError``, ``AttributeError``, ...) is judgerisk's own failure (exit 1, to
+    report)."""
+    detail = " ".join(str(exc).split())[:300]
+    if isinstance(exc, PermissionError):
+        where = exc.filename or "a file or folder"
+        return (
+            f"{where}: permission denied; check that you may read the inputs and write the "
+            "output's folder",
+            EXIT_USAGE,
+        )
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or detail} (the system refused the operation)", EXIT_RUNTIME
+    if isinstance(exc, RecursionError):
+        return (
+            "the input is nested too deeply to process (a record inside a record, thousands "
+            "of levels deep); pass flat records",
+            EXIT_USAGE,
+        )
+    if isinstance(exc, OverflowError):
+        return (
+            f"a number in the input is too large for a float ({detail}); values must lie "
+            "within ±1.8e308",
+            EXIT_USAGE,
+        )
+    if isinstance(exc, RuntimeError):  # judgerisk's own runtime failures say what happened
+        return f"{type(exc).__name__}: {' '.join(str(exc).split())}", EXIT_RUNTIME
+    return (
+        f"internal error ({type(exc).__name__}: {detail}); this is judgerisk's failure, not "
+        "your input's: please report it with the command line that caused it",
+        EXIT_RUNTIME,
+    )

@@ -60,12 +60,13 @@ class Score(Command):
 
     def run(self, args: argparse.Namespace) -> int:
         from judgerisk._util.progress import want_progress
-        from judgerisk.panel import load_panel
+        from judgerisk.panel import load_panel, refuse_unscorable
 
         check_output(args, args.output, (args.panel,))
         check_aggregators(args.aggregators)  # None (the default) stays None in the record
         settings = settings_from(ScoreSettings, vars(args))
         panel = load_panel(args.panel)
+        refuse_unscorable(args.panel, panel)
         record = command_record(args, {"panel": (args.panel, len(panel))})
         say(args, f"scoring {panel_size(panel)} with {settings.n_seeds} repetition(s)")
         progress = want_progress(args.progress)

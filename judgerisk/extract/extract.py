@@ -382,11 +382,32 @@ def run_judge(
     return _assemble(items, prompts, results, name, tmpl, min_verdict_mass)
 
 
+def _id_kinds(ids: pd.Series) -> set[str]:
+    return {"text" if isinstance(v, str) else "numbers" for v in pd.unique(ids)}
+
+
+def _check_id_kinds(stored: pd.Series, wanted: pd.Series, out_dir) -> None:
+    """Refuse, before any prompt is run, a folder whose results name items by ids of another
+    type than these items' (text ids against numbers: no stored result could match)."""
+    other = _id_kinds(stored) - _id_kinds(wanted)
+    if other:
+        shown = [
+            v for v in pd.unique(stored) if ("text" if isinstance(v, str) else "numbers") in other
+        ]
+        raise ValueError(
+            f"{out_dir}: holds results of items whose ids are {' and '.join(sorted(other))} "
+            f"({', '.join(map(repr, shown[:3]))}), but these items' ids are "
+            f"{' and '.join(sorted(_id_kinds(wanted)))}: they are another run's; pass another "
+            "--out folder, or the items whose results it holds"
+        )
+
+
 def _pending(prompts, positions, out_dir):
     """Positions whose (item, condition, prompt hash) has no stored result; warn about stale ones."""
     done = read_parts(out_dir)
     if not len(done):
         return positions
+    _check_id_kinds(done["item"], prompts["item"], out_dir)
     key = ["item", "condition", "prompt_sha256"]
     finished = pd.MultiIndex.from_frame(done[key].astype(object))
     wanted = pd.MultiIndex.from_frame(prompts[key].iloc[positions].astype(object))

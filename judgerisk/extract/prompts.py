@@ -235,7 +235,10 @@ def read_items(items: Any) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        A copy with text columns as Python ``str``; other columns are kept.
+        A copy with text columns as Python ``str``; other columns are kept. Item ids that mix
+        text and numbers (``1`` and ``"x2"``) are all written as text (``"1"``, ``"x2"``), so
+        every table written from them (csv, jsonl, parquet) holds one id type; two ids that are
+        then equal (``1`` and ``"1"``) are duplicates.
 
     Raises
     ------
@@ -273,6 +276,13 @@ def _read_items_file(path: Path) -> pd.DataFrame:
         raise ValueError(f"{path}: cannot read it as {suffix} ({first})") from None
 
 
+def _id_text(value: Any) -> str:
+    """An id as text: an integral number without its ``.0`` (``2.0`` -> ``"2"``)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _check_items(items: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in ITEM_COLUMNS if c not in items.columns]
     if missing:
@@ -296,6 +306,9 @@ def _check_items(items: pd.DataFrame) -> pd.DataFrame:
             f"column 'item' holds non-scalar ids (objects or lists) at rows {rows}: "
             f"{out.loc[odd, 'item'].iloc[0]!r}"
         )
+    text = out["item"].map(lambda v: isinstance(v, str))
+    if text.any() and not text.all():  # 1 and "x2": every id as text, so a table holds one type
+        out["item"] = out["item"].map(_id_text).astype(object)
     dup = out["item"].duplicated(keep=False)
     if dup.any():
         rows = list(out.index[dup][:10])

@@ -199,6 +199,8 @@ NEUTRAL_SENTENCES: tuple[str, ...] = (
     "This is my response to the request above.",
     "Thank you for reading.",
 )
+#: The largest verbosity variant: ``2m - 1`` and ``2m`` add ``m`` sentences, at most all of them.
+MAX_VERBOSITY = 2 * len(NEUTRAL_SENTENCES)
 
 
 class VerbosityFamily(Family):
@@ -207,7 +209,8 @@ class VerbosityFamily(Family):
     Variant ``k`` pads answer A when ``k`` is odd and answer B when it is even, with
     ``(k + 1) // 2`` sentences drawn from :data:`NEUTRAL_SENTENCES` (deterministically from the
     seed and the item; variants ``2m - 1`` and ``2m`` add the same words): ``verbosity1`` pads A,
-    ``verbosity2`` pads B with the same sentence. Invariance: the added
+    ``verbosity2`` pads B with the same sentence; ``k`` runs to :data:`MAX_VERBOSITY` (8: all
+    four sentences), a larger ``k`` is refused. Invariance: the added
     words carry no information about the task, so the better answer stays better; a judge that
     rewards length moves towards the padded answer, in opposite directions in the two
     variants, which separates length bias from noise.
@@ -222,6 +225,13 @@ class VerbosityFamily(Family):
     seeded = True
 
     def perturb(self, parts: PromptParts, variant: int, draw: Draw) -> PromptParts:
+        if variant > MAX_VERBOSITY:
+            raise ValueError(
+                f"condition {self.condition(variant)!r}: the verbosity family has "
+                f"{len(NEUTRAL_SENTENCES)} neutral sentences, so its variants are 1 to "
+                f"{MAX_VERBOSITY} (verbosity{MAX_VERBOSITY - 1} and verbosity{MAX_VERBOSITY} "
+                f"pad all {len(NEUTRAL_SENTENCES)}); a larger k would pad the same sentences again"
+            )
         side = "a" if variant % 2 else "b"
         count = (variant + 1) // 2
         picked = draw.sample(f"sentences {count}", len(NEUTRAL_SENTENCES), count)

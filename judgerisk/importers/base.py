@@ -35,6 +35,7 @@ __all__ = [
     "parse_pairs",
     "read_json_records",
     "read_jsonl_records",
+    "read_text",
     "require",
 ]
 
@@ -141,6 +142,11 @@ def _open_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PanelError(f"{path}: cannot read it ({exc})") from None
+
+
+def read_text(path: str | Path) -> str:
+    """The whole text of a file (UTF-8); a folder, a missing or unreadable file is a ``PanelError``."""
+    return _open_text(Path(path))
 
 
 def read_jsonl_records(path: str | Path) -> Iterator[tuple[int, dict]]:

@@ -4,6 +4,12 @@ crowd-kit reads a table with one row per label: ``task`` (the item), ``worker`` 
 and ``label``. Pairwise labels become the panel's hard verdicts; a label naming neither side is a
 tie only when ``label_tie`` names it. A table whose columns are named otherwise (the truth
 inference benchmark's ``question, worker, answer``) is read with ``columns`` naming them.
+
+Tables are csv, tsv (tab-separated), parquet or jsonl, by extension. A ``.txt`` file is read in
+Get-Another-Label's header-less layout (Ipeirotis, Provost & Wang 2010, the ``labels.txt`` of its
+data sets): one label per line, ``worker object label``, separated by a tab or, on a line with
+no tab, by spaces; a folder is searched for its ``labels.txt`` (its other ``.txt`` files, the
+categories, costs and gold, are no labels).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from judgerisk.importers.base import (
     check_epsilon,
     hard_p,
     parse_pairs,
+    read_text,
 )
 from judgerisk.panel import PanelError, read_table
 
@@ -40,6 +47,38 @@ _SYNONYMS = {
     "gold": ("truth", "true_label", "ground_truth"),
 }
 _EXAMPLE = "--columns task=question,worker=worker,label=answer"
+
+
+#: Get-Another-Label's labels file: its three fields, in their order, named by their roles.
+_GAL_FIELDS = ("worker", "task", "label")
+
+
+def _read_gal(path: Path) -> pd.DataFrame:
+    """A Get-Another-Label labels file (``worker object label`` per line, no header) as a table
+    of ``worker, task, label`` (text, as written); a line of other than three fields is an
+    error naming it."""
+    rows = []
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.strip("\r\n").split("\t") if "\t" in line else line.split()
+        fields = [f.strip() for f in fields]
+        if len(fields) != 3 or not all(fields):
+            raise PanelError(
+                f"{path}, line {n}: {len(fields)} field(s) {fields[:4]}; a Get-Another-Label "
+                "labels file (.txt) has three per line: worker, object, label (its gold and "
+                "categories files are not labels: pass labels.txt)"
+            )
+        rows.append(fields)
+    if not rows:
+        raise PanelError(f"{path}: the file holds no label (an empty file, or only blank lines)")
+    return pd.DataFrame(rows, columns=list(_GAL_FIELDS))
+
+
+def _read(path: str | Path) -> pd.DataFrame:
+    """A crowd table: Get-Another-Label's layout for ``.txt``, else :func:`read_table`."""
+    path = Path(path)
+    return _read_gal(path) if path.suffix.lower() == ".txt" else read_table(path)
 
 
 def _columns_hint(columns: list[str]) -> str:
@@ -74,15 +113,17 @@ def _renamed(table: pd.DataFrame, columns: dict[str, str], path: object) -> pd.D
     return table.rename(columns={v: k for k, v in columns.items()})
 
 
-def _default_labels(labels: set[str]) -> tuple[str, str]:
+def _default_labels(labels: set[str], files: str) -> tuple[str, str]:
     """(A, B) of A/B or 1/0 labels, whichever of the two the table uses (all 0 are all B)."""
     if labels <= {"A", "B"}:
         return "A", "B"
     if labels <= {"0", "1"}:
         return "1", "0"
+    shown = sorted(map(str, labels))[:10]
     raise PanelError(
-        f"labels {sorted(map(str, labels))[:10]} are not A/B or 1/0: say which label means the "
-        "original answer A (label_a=..., --label-a on the command line)"
+        f"{files}: labels {shown} are not A/B or 1/0: say which label means the original "
+        f"answer A, e.g. --label-a {shown[0]} (label_a={shown[0]!r} in Python); every other "
+        "label is then B"
     )
 
 
@@ -129,12 +170,14 @@ def read_crowdkit(
     label_tie: object | None = None,
     columns: str | dict | None = None,
 ) -> Imported:
-    """Read crowd-kit ``task, worker, label`` tables (csv, parquet or jsonl) into panel rows.
+    """Read crowd-kit ``task, worker, label`` tables into panel rows.
 
     Parameters
     ----------
     paths : sequence of path
-        Tables with columns ``task``, ``worker``, ``label`` (optionally ``gold``).
+        Tables (csv, tsv, parquet or jsonl) with columns ``task``, ``worker``, ``label``
+        (optionally ``gold``), or Get-Another-Label labels files (``.txt``: ``worker object
+        label`` per line, no header; module docstring).
     epsilon : float, default 0.05
         Hard labels become ``1 - ε`` (A) / ``ε`` (B); a tie ``1/2``.
     label_a : optional
@@ -155,7 +198,7 @@ def read_crowdkit(
     names = parse_pairs(columns, "--columns", _EXAMPLE)
     frames, sources = [], []
     for path in paths:
-        table = read_table(path)
+        table = _read(path)
         if names:
             table = _renamed(table, names, path)
         missing = [c for c in ("task", "worker", "label") if c not in table.columns]
@@ -175,13 +218,17 @@ def read_crowdkit(
     table["label"] = table["label"].astype(str)
     label_tie = None if label_tie is None else str(label_tie)
     labels = set(table["label"].tolist()) - ({label_tie} if label_tie is not None else set())
-    _check_two(labels, label_tie, ", ".join(map(str, paths)))
+    files = ", ".join(map(str, paths))
+    _check_two(labels, label_tie, files)
     if label_a is None:  # the A/B or 1/0 convention, even when one label never occurs
-        a, b_default = _default_labels(labels)
+        a, b_default = _default_labels(labels, files)
     else:
         a, b_default = str(label_a), None
         if a not in labels:
-            raise PanelError(f"label_a {a!r} is not among the labels {sorted(labels)[:10]}")
+            raise PanelError(
+                f"{files}: label_a {a!r} is not among the labels {sorted(labels)[:10]}; pass "
+                "one of them as --label-a (label_a= in Python)"
+            )
     b = next(iter(labels - {a}), b_default)
     side = table["label"].map(lambda v: A if v == a else TIE if v == label_tie else B)
     rows = pd.DataFrame(
@@ -214,6 +261,12 @@ def read_crowdkit(
         "item id": "the 'task' column as given",
         "judge": "the 'worker' column",
     }
+    gal = [str(p) for p in paths if Path(p).suffix.lower() == ".txt"]
+    if gal:
+        assumptions["layout"] = (
+            f"Get-Another-Label labels file(s) {gal}: worker, object (the task), label per line, "
+            "no header"
+        )
     if names:
         assumptions["columns"] = ", ".join(f"{k} = column {v!r}" for k, v in names.items())
     return Imported(rows, assumptions, dropped)

@@ -7,7 +7,8 @@ matched from the right as :meth:`pathlib.PurePath.match` does, so ``data/``,
 ``data/arena-hard-v2.0/``, ``model_judgment/`` and ``model_judgment/<judge>/`` all find the
 same judgment files. A pattern (``*``, ``?``, ``[``) that names no existing path is expanded
 (``**`` recursive). A file given twice is read once. Nothing is skipped silently: the files a
-folder held outside the layout are counted, and the record says so.
+folder held outside the layout are counted, and the record says so. A folder's symbolic links
+to files outside it are read (as the files they point to), and the note names each.
 """
 
 from __future__ import annotations
@@ -80,7 +81,26 @@ def _from_folder(folder: Path, fmt: str, layout: Sequence[str]) -> tuple[list[Pa
         note += f"; skipped {len(skipped)} other file(s) ({shown})"
     if hidden:
         note += f"; skipped {hidden} hidden file(s) or folder(s)"
+    outside = _links_outside(folder, keep)
+    if outside:
+        shown = ", ".join(outside[:3]) + (", ..." if len(outside) > 3 else "")
+        note += (
+            f"; {len(outside)} of them are links to files outside the folder, read as the "
+            f"files they point to ({shown})"
+        )
     return keep, note
+
+
+def _links_outside(folder: Path, files: Sequence[Path]) -> list[str]:
+    """``"link -> target"`` for each of ``files`` that is a symbolic link (or lies in a linked
+    folder) whose target is outside ``folder``."""
+    root = folder.resolve()
+    out = []
+    for f in files:
+        target = f.resolve()
+        if target != f.absolute() and not target.is_relative_to(root):
+            out.append(f"{f.relative_to(folder)} -> {target}")
+    return out
 
 
 def expand_inputs(paths: Sequence[str | Path], fmt: str, layout: Sequence[str]) -> Inputs:

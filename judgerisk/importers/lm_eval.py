@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from judgerisk.importers.base import WHERE, Imported, read_jsonl_records, require
-from judgerisk.panel import PanelError
+from judgerisk.panel import LOGIT_CLIP, PanelError
 
 __all__ = ["read_lm_eval"]
 
@@ -73,6 +73,32 @@ def _continuations(rec: dict) -> list[str] | None:
         return None
     return (
         [c for c in conts if isinstance(c, str)] if all(isinstance(c, str) for c in conts) else None
+    )
+
+
+def _other_choices(path: Path, records: list[tuple[int, dict]]) -> int | None:
+    """The number of choices of a file that is not a two-choice task (``None`` when every
+    record has two).
+
+    A file whose records all hold the same other number of choices (a four-choice task logged
+    beside two-choice ones) is skipped with that reason; one whose records differ is refused
+    at the first record that is not two-choice.
+    """
+    counts = []
+    for n, rec in records:
+        where = f"{path}, line {n}"
+        require(rec, ("doc_id", "target", "filtered_resps"), where)
+        resps = rec["filtered_resps"]
+        counts.append(len(resps) if isinstance(resps, list) else None)
+    if all(c == 2 for c in counts):
+        return None
+    if len(set(counts)) == 1 and counts[0] is not None:
+        return counts[0]
+    k = next(i for i, c in enumerate(counts) if c != 2)
+    raise PanelError(
+        f"{path}, line {records[k][0]}: {counts[k] if counts[k] is not None else 'no'} choices "
+        "in filtered_resps; only a two-choice task (answer A vs answer B) is a pairwise verdict "
+        "that can become a panel"
     )
 
 
@@ -144,29 +170,32 @@ def read_lm_eval(
     -------
     Imported
         Item ``"<task>:<doc_id>"`` (the unswapped task's name), judge, condition ``original`` or
-        ``swap``, canonical ``logit`` and, unless ``gold="none"``, ``gold``. A task with other
-        than two choices is refused.
+        ``swap``, canonical ``logit`` (the panel clips it to ±20: the assumptions count the
+        cells clipped) and, unless ``gold="none"``, ``gold``. A file of a task with other than
+        two choices (every record the same number) is skipped, named with its reason in the
+        assumptions and counted in ``dropped``; when no file is left, or a file's records
+        differ in their number of choices, the import is refused.
     """
     if gold not in GOLD_RULES:
         raise PanelError(f"gold must be one of {list(GOLD_RULES)}, got {gold!r}")
     rows: list[dict] = []
     used: Counter[str] = Counter()
-    for path in paths:
-        path = Path(path)
+    skipped: dict[str, str] = {}
+    dropped: Counter[str] = Counter()
+    for path in map(Path, paths):
+        records = list(read_jsonl_records(path))
+        choices = _other_choices(path, records)
+        if choices is not None:
+            skipped[str(path)] = f"{choices} choices per record, not a pairwise verdict"
+            dropped[f"records of {path} ({choices} choices: file skipped)"] += len(records)
+            continue
         task = _task_of(path)
         swapped = bool(swap_suffix) and task.endswith(swap_suffix)
         base = task.removesuffix(swap_suffix) if swapped else task
         name = judge or path.parent.name
-        for n, rec in read_jsonl_records(path):
+        for n, rec in records:
             where = f"{path}, line {n}"
-            require(rec, ("doc_id", "target", "filtered_resps"), where)
             resps = rec["filtered_resps"]
-            if not isinstance(resps, list) or len(resps) != 2:
-                raise PanelError(
-                    f"{where}: {len(resps) if isinstance(resps, list) else 'no'} choices in "
-                    "filtered_resps; only a two-choice task (answer A vs answer B) is a pairwise "
-                    "verdict that can become a panel"
-                )
             ll = (_loglik(resps[0], where), _loglik(resps[1], where))
             margin = ll[0] - ll[1]
             row = {
@@ -183,9 +212,18 @@ def read_lm_eval(
                 # the swapped task's choice 0 is the original B
                 row["gold"] = "AB"[1 - choice if swapped else choice]
             rows.append(row)
+    if skipped and not rows:
+        raise PanelError(
+            "; ".join(f"{p}: {why}" for p, why in skipped.items())
+            + ": only a two-choice task (answer A vs answer B) is a pairwise verdict that can "
+            "become a panel; pass the samples files of two-choice tasks"
+        )
     rules = "; ".join(f"{_RULE_TEXT[k]}: {n} record(s)" for k, n in sorted(used.items()))
+    clipped = sum(abs(r["logit"]) > LOGIT_CLIP for r in rows)
     assumptions = {
-        "logit": "ll(choice 0) - ll(choice 1) from filtered_resps (no smoothing)",
+        "logit": "ll(choice 0) - ll(choice 1) from filtered_resps, no smoothing",
+        "logit clipping": f"{clipped} of {len(rows)} cell(s) beyond ±{LOGIT_CLIP:g} clipped to "
+        f"±{LOGIT_CLIP:g} (the panel's logit range: P(A) within 2.1e-9 of 0 or 1)",
         "gold": "none imported (--gold none)"
         if gold == "none"
         else f"choice 0 -> A, choice 1 -> B (swap tasks mapped back); {rules}",
@@ -194,4 +232,6 @@ def read_lm_eval(
         "item id": "<task>:<doc_id>",
         "judge": judge or "the folder holding the file (the harness names it after the model)",
     }
-    return Imported(pd.DataFrame(rows), assumptions, Counter())
+    if skipped:
+        assumptions["skipped files"] = "; ".join(f"{p}: {why}" for p, why in skipped.items())
+    return Imported(pd.DataFrame(rows), assumptions, dropped)

@@ -102,9 +102,9 @@ BUILTIN_FORMATS: tuple[Importer, ...] = (
     Importer(
         "crowdkit",
         "judgerisk.importers.crowdkit:read_crowdkit",
-        files="task, worker, label table (csv/parquet/jsonl)",
+        files="task, worker, label table (csv/tsv/parquet/jsonl); Get-Another-Label's labels.txt",
         options=("epsilon", "label_a", "label_tie", "columns"),
-        layout=("*.csv", "*.tsv", "*.parquet", "*.jsonl"),
+        layout=("*.csv", "*.tsv", "*.parquet", "*.jsonl", "labels.txt"),
     ),
 )
 
@@ -199,9 +199,31 @@ def _scalars(rows: pd.DataFrame) -> pd.DataFrame:
 #: The duplicates policy in words, for the record.
 _DUPLICATE_RULE = {
     "error": "a cell (item, judge, condition) read twice is refused",
-    "first": "a cell read twice keeps the first record read",
-    "last": "a cell read twice keeps the last record read (FastChat's own rule)",
+    "first": "a cell read twice in one file keeps the first record read; a cell two files "
+    "hold is refused (two runs are never merged into one judge)",
+    "last": "a cell read twice in one file keeps the last record read (FastChat's own rule); a "
+    "cell two files hold is refused (two runs are never merged into one judge)",
 }
+
+
+def _is_blank(path: Path) -> bool:
+    """Whether a regular file holds nothing but blank space (read until its first other byte)."""
+    if not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 16):
+            if chunk.strip():
+                return False
+    return True
+
+
+def _blank_files(files: Sequence[Path]) -> list[str]:
+    """A note for each file read that holds nothing but blank space (no judgement in it)."""
+    return [
+        f"{f}: an empty file (nothing but blank space): no judgement read from it"
+        for f in files
+        if _is_blank(f)
+    ]
 
 
 def _nothing_left(files: Sequence[Path], dropped: Counter) -> str:
@@ -281,7 +303,8 @@ def import_judgments(
         raise PanelError(f"format {fmt!r}: no file given")
     found = expand_inputs(paths, fmt, imp.layout)
     got = imp.read(found.files, **assumptions)
-    rows, dropped = resolve_cells(_scalars(got.rows), got.dropped, duplicates)
+    found.notes.extend(_blank_files(found.files))
+    rows, dropped = resolve_cells(_scalars(got.rows), got.dropped, duplicates, fmt)
     if rows.empty:
         raise PanelError(_nothing_left(found.files, dropped))
     panel = validate_panel(rows, conditions=None)

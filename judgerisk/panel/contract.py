@@ -14,6 +14,7 @@ reliability paper and the SCOPE paper).
 
 from __future__ import annotations
 
+import os
 import unicodedata
 import warnings
 from collections.abc import Sequence
@@ -47,6 +48,7 @@ __all__ = [
     "validate_panel",
     "validate_scores",
     "check_scorable",
+    "refuse_unscorable",
     "warn_ties_and_orientation",
 ]
 
@@ -525,7 +527,9 @@ def check_scorable(panel: pd.DataFrame) -> None:
                 "; for one judge in both orders use: judgerisk bpe PANEL -o bpe.csv (the "
                 "per-item table), or judgerisk report PANEL -o report.html (its report)"
                 if both
-                else ""
+                else "; add a second judge's verdicts on the same items (a panel), or this "
+                "judge's verdicts with the two answers swapped (condition 'swap': its BPE and "
+                "SCOPE report, judgerisk report)"
             )
         )
     groups = judge_groups(panel)
@@ -566,3 +570,23 @@ def check_scorable(panel: pd.DataFrame) -> None:
 def _example_pairs(family: str) -> list[str]:
     """The pairs a family would form among the paper's six conditions, as ``c/c'`` text."""
     return [f"{a}/{b}" for a, b in FAMILIES[family].pairs(CONDITIONS)]
+
+
+def refuse_unscorable(source: str | os.PathLike, panel: pd.DataFrame) -> None:
+    """:func:`check_scorable`'s refusal naming the file ``source`` the panel was read from.
+
+    Run before any work (``judgerisk score``, ``judgerisk report``): a panel of one judge, or of
+    judges that share no item, is refused in one line that names the file and says what to do.
+    Its warnings are left to the scoring that follows (they are not shown twice).
+
+    Raises
+    ------
+    PanelError
+        ``"<source>: <check_scorable's reason>"``.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            check_scorable(panel)
+        except PanelError as exc:
+            raise PanelError(f"{source}: {exc}") from None

@@ -51,8 +51,9 @@ _CSV_NA = (
 _NAME_COLUMNS = ("item", "judge", "condition")
 
 
-def _read_csv(path: Path) -> pd.DataFrame:
-    header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+def _read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
+    """A csv (``sep=","``) or a tab-separated table (``sep="\\t"``, ``.tsv``), ids as given."""
+    header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
     names = [str(v) for v in header.iloc[0]] if len(header) else []
     seen = {name for name in names if names.count(name) > 1}
     if seen:
@@ -64,12 +65,12 @@ def _read_csv(path: Path) -> pd.DataFrame:
         )
     dtype = {c: str for c in _ID_COLUMNS if c in names}
     na = {c: [""] if c in _NAME_COLUMNS else list(_CSV_NA) for c in names}
-    table = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=na)
-    _check_last_row(path, len(names), len(table))
+    table = pd.read_csv(path, sep=sep, dtype=dtype, keep_default_na=False, na_values=na)
+    _check_last_row(path, len(names), len(table), sep)
     return _ids_as_given(table)
 
 
-def _check_last_row(path: Path, n_columns: int, n_rows: int) -> None:
+def _check_last_row(path: Path, n_columns: int, n_rows: int, sep: str = ",") -> None:
     """Refuse a csv cut off in its last row (no final newline and fewer fields than the header).
 
     pandas fills a short row's missing fields with NaN, so a file cut short by an interrupted
@@ -88,7 +89,7 @@ def _check_last_row(path: Path, n_columns: int, n_rows: int) -> None:
     last = tail.rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace")
     if last.count('"') % 2:  # inside a quoted field that spans lines: cannot tell, keep it
         return
-    fields = next(csv.reader([last]), [])
+    fields = next(csv.reader([last], delimiter=sep), [])
     if len(fields) < n_columns:
         raise PanelError(
             f"{path}: the file ends in the middle of row {n_rows - 1} (its last line has "
@@ -135,6 +136,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
 
 _READERS = {
     ".csv": _read_csv,
+    ".tsv": lambda path: _read_csv(path, sep="\t"),
     ".parquet": pd.read_parquet,
     ".pq": pd.read_parquet,
     ".jsonl": _read_jsonl,
@@ -152,14 +154,13 @@ _WRITERS = {
 def _format_of(path: Path, table: dict) -> str:
     suffix = path.suffix.lower()
     if suffix not in table:
-        raise PanelError(
-            f"unsupported file type {suffix!r} for {path}; use .csv, .parquet or .jsonl"
-        )
+        kinds = ".csv, .tsv, .parquet or .jsonl" if ".tsv" in table else ".csv, .parquet or .jsonl"
+        raise PanelError(f"unsupported file type {suffix!r} for {path}; use {kinds}")
     return suffix
 
 
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a csv, parquet or jsonl table (by extension), without validating it.
+    """Read a csv, tsv (tab-separated), parquet or jsonl table (by extension), without validating it.
 
     Ids are kept as given: csv id columns (``item, judge, condition, gold``) are read as
     text, and an item column of plain integers becomes integers (``"007"`` stays

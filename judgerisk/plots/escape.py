@@ -220,6 +220,8 @@ class _LiveFinder(HTMLParser):
             self.math = True  # the local MathJax of a judgerisk run page
             return
         if (src or body.strip()) in self.allowed_scripts:
+            # an allowed inline MathJax (a run page's bundle, or its config): the page typesets
+            self.math = self.math or (not src and "MathJax" in body)
             return
         what = f"src={src!r}" if src else repr(" ".join(body.split())[:80])
         self.found.append(f"<script> {what}")
@@ -264,7 +266,9 @@ def live_content(page: str, scripts: Iterable[str] = ()) -> list[str]:
     page : str
         The HTML text.
     scripts : iterable of str
-        Scripts the caller wrote and allows (their exact text, or their ``src``). Data blocks
+        Scripts the caller wrote and allows (their exact text, or their ``src``; an allowed
+        inline script that names MathJax, a run page's bundle, makes the page one that
+        typesets, checked for TeX as below). Data blocks
         (a script whose type a browser does not run, like the ``application/json`` record)
         and a local MathJax (``file:...tex-chtml.js``) are always allowed; a page that loads
         MathJax is also checked for TeX commands that write markup (``\\href``, ``\\class``,

@@ -20,7 +20,6 @@ import html
 import io
 import time
 from collections.abc import Callable
-from dataclasses import fields
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,11 +28,12 @@ import pandas as pd
 
 from judgerisk._util.determinism import one_blas_thread
 from judgerisk._util.safe_write import atomic_write, atomic_write_group, private_folder
-from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings, ScoreSettings
+from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings
 from judgerisk.panel import (
     PanelError,
     check_scorable,
     load_panel,
+    refuse_unscorable,
     warn_ties_and_orientation,
 )
 from judgerisk.provenance import command_text
@@ -48,6 +48,7 @@ __all__ = [
     "report_notebook_path",
     "render_report",
     "notebook_to_html",
+    "notebook_parameters",
     "run_notebook",
     "notebook_error",
     "embedded_csv",
@@ -174,6 +175,25 @@ def notebook_to_html(nb: Any, title: str = "judgerisk panel report") -> str:
 #: last cell (seen now and then on a loaded machine). Cell errors still reach us through papermill.
 QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
 _SCORES_ID = "judgerisk-scores"
+
+
+def notebook_parameters(nb: Any) -> set[str]:
+    """The names a notebook's cell tagged ``parameters`` assigns (what papermill can set)."""
+    import ast
+
+    names: set[str] = set()
+    for cell in nb.cells:
+        if cell.get("cell_type") == "code" and "parameters" in cell.get("metadata", {}).get(
+            "tags", []
+        ):
+            for node in ast.parse(cell["source"]).body:
+                targets = (
+                    node.targets
+                    if isinstance(node, ast.Assign)
+                    else [getattr(node, "target", None)]
+                )
+                names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 def run_notebook(
@@ -335,6 +355,8 @@ def render_report(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         panel = load_panel(panel_path)  # fail fast, before starting a kernel
+    if not one_judge_in_both_orders(panel):  # one judge in both orders: its own report
+        refuse_unscorable(given, panel)
     params = ReportSettings.from_parameters(parameters).as_parameters()
     if record is None:
         if command is None:
@@ -377,8 +399,10 @@ def render_report(
             "warnings_text": attrs.get("warnings", []),
             "provenance": reproduce,
         }
-        if one_judge:  # no panel scores: the scoring settings do not apply
-            nb_params = {k: v for k, v in nb_params.items() if k not in _SCORING}
+        # only the names the template declares (the one-judge report has no LMM settings, no
+        # aggregators): papermill warns on the terminal of every other one
+        declared = notebook_parameters(nb)
+        nb_params = {k: v for k, v in nb_params.items() if k in declared}
         executed = run_notebook(
             nb, Path(tmp) / "panel_report.ipynb", nb_params, tmp, timeout, progress
         )
@@ -481,6 +505,3 @@ def _score_before_kernel(
 
 #: The report's parameters and their defaults (:class:`judgerisk.options.ReportSettings`).
 REPORT_DEFAULTS = ReportSettings().as_parameters()
-#: The scoring settings (:class:`judgerisk.options.ScoreSettings`), which the one-judge
-#: report's notebook does not take.
-_SCORING = tuple(f.name for f in fields(ScoreSettings) if f.name not in ("seed", "aggregators"))

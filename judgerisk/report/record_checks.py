@@ -47,14 +47,41 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def _argv_problems(cmd: list, params: dict, parser: argparse.ArgumentParser | None) -> list[str]:
+def _missing_plugins(extensions: Any) -> list[str]:
+    """The record's plug-in methods (``extensions``: registry -> name -> origin) that no
+    registry in use here holds."""
+    from judgerisk._util.registry import Registry
+
+    if not isinstance(extensions, dict):
+        return []
+    have = {r.what: {name for name, _ in r.items()} for r in Registry.instances()}
+    out = []
+    for what, entries in extensions.items():
+        for name, origin in entries.items() if isinstance(entries, dict) else ():
+            if name not in have.get(what, ()):
+                out.append(f"{what} {name!r} from {origin}")
+    return out
+
+
+def _argv_problems(
+    cmd: list, params: dict, parser: argparse.ArgumentParser | None, extensions: Any = None
+) -> list[str]:
     shown = shlex.join(str(a) for a in cmd)
     if not cmd or cmd[0] != "judgerisk" or not all(isinstance(a, str) for a in cmd):
         return [f"the record's command line {shown!r} is not a judgerisk command"]
+    said = io.StringIO()
     try:
-        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stderr(said), contextlib.redirect_stdout(io.StringIO()):
             args = parser.parse_args(cmd[1:]) if parser is not None else None
     except SystemExit:
+        missing = _missing_plugins(extensions)
+        if missing:
+            why = said.getvalue().strip().splitlines()[-1:] or [""]
+            return [
+                f"the record's command line {shown!r} needs the plug-in(s) that made the "
+                f"output, not installed here: {'; '.join(missing)} ({why[0]}); install the "
+                "package that provides it and verify again"
+            ]
         return [f"the record's command line {shown!r} is not a valid judgerisk command"]
     if args is None:
         warnings.warn(
@@ -114,7 +141,7 @@ def check_command(record: dict, parser: argparse.ArgumentParser | None = None) -
     if not isinstance(params, dict):
         return ["the record's parameters are not a JSON object"]
     if isinstance(cmd, list):
-        return _argv_problems(cmd, params, parser)
+        return _argv_problems(cmd, params, parser, record.get("extensions"))
     if isinstance(cmd, str):
         return _call_problems(cmd, params)
     return [f"the record's command is neither a command line nor an API call: {cmd!r:.80}"]
