@@ -38,9 +38,10 @@ Evaluation? Instance-Level Reliability of LLM-as-a-Judge" (SCUR); the book's REA
 from __future__ import annotations
 
 import itertools
+import json
 import warnings
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,11 +73,14 @@ __all__ = [
     "PartitionState",
     "StreamPlan",
     "open_panel_dataset",
+    "count_rows",
     "panel_items",
     "plan_stream",
     "score_partition",
     "run_partitions",
     "score_parquet",
+    "is_parquet_source",
+    "write_parquet_parts",
 ]
 
 #: The sample's random stream: ``numpy.random.default_rng([seed, SAMPLE_STREAM])``, apart
@@ -218,6 +222,17 @@ class StreamPlan:
 
 
 # ------------------------------------------------------------------------------ reading
+def is_parquet_source(path: str | Path) -> bool:
+    """Whether ``path`` is a parquet file (``.parquet``, ``.pq``) or a folder (a dataset)."""
+    p = Path(path)
+    return p.is_dir() or p.suffix.lower() in (".parquet", ".pq")
+
+
+def count_rows(source: str | Path) -> int:
+    """The rows of a parquet panel, from the files' metadata (nothing else is read)."""
+    return int(open_panel_dataset(source).count_rows())
+
+
 def open_panel_dataset(source: str | Path) -> Any:
     """The parquet file or folder ``source`` as a :class:`pyarrow.dataset.Dataset`.
 
@@ -683,3 +698,60 @@ def score_parquet(
     out.index.name = "item"
     out.attrs.update(seeds=plan.seeds, protocol=protocol, **plan.settings())
     return out
+
+
+# ------------------------------------------------------------------------------ writing
+def write_parquet_parts(
+    tables: Iterable[pd.DataFrame],
+    path: str | Path,
+    finish: Callable[[int], dict],
+    *,
+    exclusive: bool = False,
+) -> int:
+    """Write tables one after another into one parquet file, atomically, with its record.
+
+    Each table (indexed by item) becomes row groups of the file as it comes, so memory holds
+    one table at a time. The file is written in a private temporary folder beside ``path``
+    and renamed when complete (:func:`judgerisk._util.safe_write.atomic_write`; nothing is
+    left at ``path`` on a failure); ``finish(n_rows)`` gives the provenance record, stored in
+    the file's metadata (key :data:`judgerisk.provenance.PROVENANCE_KEY`) once every row is
+    written.
+
+    Returns
+    -------
+    int
+        The rows written.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from judgerisk._util.safe_write import atomic_write
+    from judgerisk.provenance import PROVENANCE_KEY
+
+    written = [0]
+
+    def _write(tmp: Path) -> None:
+        writer, schema = None, None
+        try:
+            for frame in tables:
+                table = pa.Table.from_pandas(frame.reset_index(), preserve_index=False)
+                if schema is None:  # a column without a value yet (gold) is text
+                    schema = pa.schema(
+                        [pa.field(f.name, pa.string()) if pa.types.is_null(f.type) else f
+                         for f in table.schema],
+                        metadata=table.schema.metadata,
+                    )
+                    writer = pq.ParquetWriter(tmp, schema)
+                assert writer is not None
+                writer.write_table(table.cast(schema))
+                written[0] += table.num_rows
+            if writer is None:
+                raise PanelError(f"{path}: no partition to write")
+            text = json.dumps(finish(written[0]), indent=2, sort_keys=True)
+            writer.add_key_value_metadata({PROVENANCE_KEY: text})
+        finally:
+            if writer is not None:
+                writer.close()
+
+    atomic_write(path, _write, exclusive=exclusive)
+    return written[0]
