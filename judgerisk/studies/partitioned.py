@@ -164,6 +164,8 @@ class PartitionState:
     sample : pandas.DataFrame
         The sample's validated cells without gold (the fit items of the scores and
         aggregators that fit parameters).
+    sample_items : pandas.Index
+        The sample's items, sorted.
     baselines : tuple of str
         The label-free scores of the table.
     aggregators : tuple
@@ -179,6 +181,7 @@ class PartitionState:
     n_folds: int
     models: tuple[SplitModel, ...]
     sample: pd.DataFrame
+    sample_items: pd.Index
     baselines: tuple[str, ...]
     aggregators: tuple[str | BaseAggregator, ...]
     seed: int
@@ -437,6 +440,7 @@ def plan_stream(
         n_folds=int(n_folds),
         models=tuple(models),
         sample=sample,
+        sample_items=pd.Index(chosen, name="item"),
         baselines=tuple(baselines),
         aggregators=tuple(reported_aggregators(aggregators)),
         seed=int(seed),
@@ -512,11 +516,18 @@ def _score_split(cells: pd.DataFrame, model: SplitModel, split: pd.Series) -> pd
     return table
 
 
-def _with_sample(state: PartitionState, unlabelled: pd.DataFrame) -> pd.DataFrame:
-    """The sample's cells and the partition's other items' cells by the sample's judges."""
+def _with_sample(state: PartitionState, unlabelled: pd.DataFrame, every: bool) -> pd.DataFrame:
+    """The sample's cells and the partition's other items' cells by the sample's judges.
+
+    Only the original condition, which the aggregators and the scores read, unless a score
+    that fits parameters also reads the whole panel (``every``).
+    """
     sample = state.sample
+    if not every:
+        sample = sample.loc[sample["condition"] == ORIGINAL]
+        unlabelled = unlabelled.loc[unlabelled["condition"] == ORIGINAL]
     rest = unlabelled.loc[
-        ~unlabelled["item"].isin(sample["item"]) & unlabelled["judge"].isin(sample["judge"])
+        ~unlabelled["item"].isin(state.sample_items) & unlabelled["judge"].isin(sample["judge"])
     ]
     return validate_panel(pd.concat([sample, rest], ignore_index=True))
 
@@ -535,11 +546,15 @@ def _labelfree(state: PartitionState, unlabelled: pd.DataFrame, items: pd.Index)
     parametric = {
         n: m for n, m in makes.items() if make_aggregator(m, random_state=state.seed).has_parameters
     }
-    joint = _with_sample(state, unlabelled) if fitted or parametric else None
-    fit_items = pd.Index(pd.unique(state.sample["item"]), name="item").sort_values()
+    every = any(get_risk_score(b).uses_panel for b in fitted)
+    joint = _with_sample(state, unlabelled, every) if fitted or parametric else None
+    fit_items = state.sample_items
+    # the original condition is all that the aggregators and most scores read
+    original = validate_panel(unlabelled.loc[unlabelled["condition"] == ORIGINAL])
     cols: dict[str, pd.Series] = {}
     if own:
-        base = baseline_scores(unlabelled, items=items, methods=tuple(own))
+        whole = any(get_risk_score(b).uses_panel for b in own)
+        base = baseline_scores(unlabelled if whole else original, items=items, methods=tuple(own))
         cols.update({b: base[b] for b in own})
     if fitted and joint is not None:
         target = items[items.isin(joint["item"])]
@@ -551,7 +566,7 @@ def _labelfree(state: PartitionState, unlabelled: pd.DataFrame, items: pd.Index)
         if name in parametric and joint is not None:
             agg = aggregate(joint, method, fit_items=fit_items, random_state=state.seed)
         else:
-            agg = aggregate(unlabelled, method, random_state=state.seed)
+            agg = aggregate(original, method, random_state=state.seed)
         agg = agg.set_index("item")
         out[name] = agg["verdict"].reindex(items)
         out[f"{name}_posterior"] = agg["posterior"].reindex(items)
