@@ -130,7 +130,11 @@ def test_the_dask_path_equals_the_in_process_path_cell_for_cell(small):
         n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
     ) as cluster:
         on_dask = _quiet(
-            score_parquet, small, fit_sample=250, partition_items=120, dask=cluster.scheduler_address
+            score_parquet,
+            small,
+            fit_sample=250,
+            partition_items=120,
+            dask=cluster.scheduler_address,
         )
     pd.testing.assert_frame_equal(on_dask, inproc, check_exact=True)
 

@@ -653,9 +653,7 @@ def run_partitions(
     try:
         from distributed import Client
     except ImportError:
-        raise PanelError(
-            "--dask needs dask.distributed: pip install 'judgerisk[dask]'"
-        ) from None
+        raise PanelError("--dask needs dask.distributed: pip install 'judgerisk[dask]'") from None
     with Client(dask, set_as_default=False) as client:
         state = client.scatter(plan.state, broadcast=True)
         width = window or max(2, 2 * sum(client.nthreads().values()))
@@ -752,8 +750,10 @@ def write_parquet_parts(
                 table = pa.Table.from_pandas(frame.reset_index(), preserve_index=False)
                 if schema is None:  # a column without a value yet (gold) is text
                     schema = pa.schema(
-                        [pa.field(f.name, pa.string()) if pa.types.is_null(f.type) else f
-                         for f in table.schema],
+                        [
+                            pa.field(f.name, pa.string()) if pa.types.is_null(f.type) else f
+                            for f in table.schema
+                        ],
                         metadata=table.schema.metadata,
                     )
                     writer = pq.ParquetWriter(tmp, schema)
