@@ -34,6 +34,8 @@ from judgerisk.options import (
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
 
+    from judgerisk.studies.partitioned import StreamPlan
+
 __all__ = [
     "COMMAND",
     "ACCELERATE_HELP",
@@ -222,7 +224,8 @@ def _was_streamed(record: dict) -> bool:
     return isinstance(settings, dict) and settings.get("streamed") is True
 
 
-def _plan(panel: str, settings: ScoreSettings, stream: StreamSettings):  # -> StreamPlan
+def _plan(panel: str, settings: ScoreSettings, stream: StreamSettings) -> StreamPlan:
+    """The streamed run's plan (the sampled fit), on one BLAS thread."""
     from judgerisk._util.determinism import one_blas_thread
     from judgerisk.studies.certified import accelerate_options
     from judgerisk.studies.partitioned import plan_stream

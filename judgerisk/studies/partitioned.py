@@ -619,7 +619,7 @@ def score_partition(partition: Partition, state: PartitionState) -> pd.DataFrame
                 tables.append(_score_split(scored, model, split))
         out = combine_repetitions(tables, items)
         unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
-        out = out.join(_labelfree(state, validate_panel(unlabelled), items))
+        out = out.join(_labelfree(state, unlabelled, items))
         if state.has_gold:
             gold = panel.drop_duplicates("item").set_index("item")["gold"]
             out["gold"] = gold.reindex(items).astype(object)
