@@ -77,7 +77,7 @@ def compare(n_items: int) -> None:
     from scipy.stats import spearmanr
     from sklearn.metrics import roc_auc_score
 
-    from judgerisk.studies.partitioned import score_parquet
+    from judgerisk.engine.partitioned import score_parquet
 
     warnings.simplefilter("ignore")
     with tempfile.TemporaryDirectory(prefix="judgerisk-compare-") as tmp:

@@ -28,6 +28,7 @@ __all__ = [
     "PROTOCOLS",
     "InputError",
     "ORIGINAL",
+    "SWAP",
     "OptionError",
     "COUNT_MINIMA",
     "check_accelerate",
@@ -45,6 +46,8 @@ PROTOCOLS: tuple[str, str] = ("kfold", "paper")
 
 #: The condition a judge sees first (answers in the original order, the original rubric).
 ORIGINAL = "original"
+#: The original prompt with the answers in the swapped order (the one definition).
+SWAP = "swap"
 #: The six conditions of the paper (the default of extraction and simulation). Any condition a
 #: perturbation family declares is allowed (:mod:`judgerisk.families`: ``label1``, ...).
 CONDITIONS: tuple[str, ...] = (
@@ -277,7 +280,7 @@ class ReportSettings(_Settings):
 @dataclass(frozen=True)
 class ScoreSettings(_Settings):
     """The settings of ``judgerisk score``: its option defaults and those of
-    :func:`judgerisk.studies.certified.score_panel` (a test holds both to this object).
+    :func:`judgerisk.engine.certified.score_panel` (a test holds both to this object).
 
     Attributes
     ----------
@@ -316,7 +319,7 @@ class ScoreSettings(_Settings):
 @dataclass(frozen=True)
 class SelectSettings(_Settings):
     """The settings of ``judgerisk select``: its option defaults and those of
-    :func:`judgerisk.studies.certified.select_items` (a test holds both to this object).
+    :func:`judgerisk.engine.certified.select_items` (a test holds both to this object).
 
     Attributes
     ----------
@@ -348,7 +351,7 @@ class StreamSettings(_Settings):
     A parquet panel (a file, or a folder of parquet files read as one pyarrow dataset) with
     more than ``stream_rows`` rows is not loaded: each fold's judge parameters are fitted on
     a seeded random sample of its items, then the items are scored ``partition_items`` at a
-    time (:mod:`judgerisk.studies.partitioned`).
+    time (:mod:`judgerisk.engine.partitioned`).
 
     Attributes
     ----------

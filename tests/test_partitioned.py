@@ -1,6 +1,6 @@
 """Parquet panels larger than memory: the sampled fit, the partitions, Dask (issue 43, item 5).
 
-The streamed path (:mod:`judgerisk.studies.partitioned`) must give the in-memory table when its
+The streamed path (:mod:`judgerisk.engine.partitioned`) must give the in-memory table when its
 fit sample is the whole panel (every step is per item or frozen on the sample), the same table
 on a Dask cluster as in this process, and, with a real sample, nearly the full fit's ranking:
 ``benchmarks/partitioned.py --compare 300000`` measures that on 300,000 items (Spearman of SCUR
@@ -25,8 +25,8 @@ from judgerisk.options import StreamSettings
 from judgerisk.panel import PanelError, load_panel
 from judgerisk.provenance import read_record
 from judgerisk.simulate import simulate_panel
-from judgerisk.studies.certified import score_panel
-from judgerisk.studies.partitioned import plan_stream, score_parquet, score_partition
+from judgerisk.engine.certified import score_panel
+from judgerisk.engine.partitioned import plan_stream, score_parquet, score_partition
 
 
 def _panel(n_items: int, seed: int = 0, conditions=("original", "swap", "rubric1")):

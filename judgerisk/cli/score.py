@@ -17,7 +17,6 @@ from judgerisk.cli.common import (
     count_of,
     names,
     panel_size,
-    positive_int,
     say,
     seed,
     settings_from,
@@ -34,7 +33,7 @@ from judgerisk.options import (
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
 
-    from judgerisk.studies.partitioned import StreamPlan
+    from judgerisk.engine.partitioned import StreamPlan
 
 __all__ = [
     "COMMAND",
@@ -113,10 +112,6 @@ class Score(Command):
             default=ss.n_folds,
             help="folds K of each repetition under --protocol kfold (at least 3)",
         )
-        # removed with the top-up: refused with a one-line error (exit 2) if given
-        p.add_argument(
-            "--max-seeds", type=positive_int, default=argparse.SUPPRESS, help=argparse.SUPPRESS
-        )
         p.add_argument("--seed", type=seed, default=ss.seed, help="first split's seed")
         p.add_argument(
             "--aggregators",
@@ -173,7 +168,7 @@ class Score(Command):
         record = command_record(args, {"panel": (args.panel, len(panel))})
         say(args, f"scoring {panel_size(panel)} with {settings.n_seeds} repetition(s)")
         progress = want_progress(args.progress)
-        table = _score(panel, settings, getattr(args, "max_seeds", None), progress)
+        table = _score(panel, settings, progress)
         out = {"seeds": table.attrs.get("seeds", []), "n_items": len(table)}
         out.update(columns=list(table.columns), ties=count_ties(panel))
         write_output(args, table.reset_index(), args.output, record, out)
@@ -207,7 +202,7 @@ def streams(panel: str, stream: StreamSettings) -> bool:
     of more than ``stream.stream_rows`` rows, or any parquet panel with ``--dask``."""
     from pathlib import Path
 
-    from judgerisk.studies.partitioned import count_rows, is_parquet_source
+    from judgerisk.engine.partitioned import count_rows, is_parquet_source
 
     if not is_parquet_source(panel):
         if stream.dask is not None:
@@ -227,8 +222,8 @@ def _was_streamed(record: dict) -> bool:
 def _plan(panel: str, settings: ScoreSettings, stream: StreamSettings) -> StreamPlan:
     """The streamed run's plan (the sampled fit), on one BLAS thread."""
     from judgerisk._util.determinism import one_blas_thread
-    from judgerisk.studies.certified import accelerate_options
-    from judgerisk.studies.partitioned import plan_stream
+    from judgerisk.engine.certified import accelerate_options
+    from judgerisk.engine.partitioned import plan_stream
 
     with one_blas_thread():
         return plan_stream(
@@ -248,7 +243,7 @@ def _score_streamed(panel: str, settings: ScoreSettings, stream: StreamSettings)
     """The streamed score table of ``panel`` in memory (what ``verify`` compares)."""
     import pandas as pd
 
-    from judgerisk.studies.partitioned import run_partitions
+    from judgerisk.engine.partitioned import run_partitions
 
     plan = _plan(panel, settings, stream)
     table = pd.concat(list(run_partitions(plan, stream.dask)))
@@ -261,7 +256,7 @@ def _run_streamed(args: argparse.Namespace, settings: ScoreSettings, stream: Str
 
     from judgerisk._util.progress import progress_bar, want_progress
     from judgerisk.provenance import finish_record
-    from judgerisk.studies.partitioned import count_rows, run_partitions, write_parquet_parts
+    from judgerisk.engine.partitioned import count_rows, run_partitions, write_parquet_parts
 
     out = Path(args.output)
     if out.suffix.lower() not in (".parquet", ".pq"):
@@ -317,8 +312,7 @@ def panel_sizes(record: dict, n_output: int, loaded: dict) -> list[str]:
     from judgerisk.report.record_checks import MAX_SEEDS, record_int
 
     params = record["parameters"]
-    n_seeds = record_int(params, "n_seeds", 1, MAX_SEEDS)
-    record_int(params, "max_seeds", n_seeds or 1, MAX_SEEDS, None)
+    record_int(params, "n_seeds", 1, MAX_SEEDS)
     record_int(params, "seed", 0, 2**32 - 1)
     n_items = loaded["panel"]["item"].nunique()
     if n_items != n_output:
@@ -329,12 +323,11 @@ def panel_sizes(record: dict, n_output: int, loaded: dict) -> list[str]:
 def _score(
     panel: pd.DataFrame,
     settings: ScoreSettings,
-    max_seeds: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """``score_panel`` with ``settings``, on one BLAS thread (the numbers ``verify`` expects)."""
     from judgerisk._util.determinism import one_blas_thread
-    from judgerisk.studies.certified import accelerate_options, score_panel
+    from judgerisk.engine.certified import accelerate_options, score_panel
 
     with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
         return score_panel(
@@ -342,7 +335,6 @@ def _score(
             n_seeds=settings.n_seeds,
             seed=settings.seed,
             aggregators=settings.aggregators,
-            max_seeds=max_seeds,
             scur_options=accelerate_options(settings.accelerate),
             progress=progress,
             protocol=settings.protocol,
