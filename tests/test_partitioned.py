@@ -21,12 +21,12 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
+from judgerisk.engine.certified import score_panel
+from judgerisk.engine.partitioned import plan_stream, score_parquet, score_partition
 from judgerisk.options import StreamSettings
 from judgerisk.panel import PanelError, load_panel
 from judgerisk.provenance import read_record
 from judgerisk.simulate import simulate_panel
-from judgerisk.engine.certified import score_panel
-from judgerisk.engine.partitioned import plan_stream, score_parquet, score_partition
 
 
 def _panel(n_items: int, seed: int = 0, conditions=("original", "swap", "rubric1")):

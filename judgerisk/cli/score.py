@@ -255,8 +255,8 @@ def _run_streamed(args: argparse.Namespace, settings: ScoreSettings, stream: Str
     from pathlib import Path
 
     from judgerisk._util.progress import progress_bar, want_progress
-    from judgerisk.provenance import finish_record
     from judgerisk.engine.partitioned import count_rows, run_partitions, write_parquet_parts
+    from judgerisk.provenance import finish_record
 
     out = Path(args.output)
     if out.suffix.lower() not in (".parquet", ".pq"):

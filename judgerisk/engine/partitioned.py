@@ -57,6 +57,7 @@ from judgerisk.aggregators.base import (
     make_aggregator,
     reported_aggregators,
 )
+from judgerisk.engine.certified import combine_repetitions
 from judgerisk.options import ANALYSIS, ScoreSettings, StreamSettings, check_count
 from judgerisk.panel import ORIGINAL, PanelError, check_scorable, validate_panel
 from judgerisk.risk.baselines import BASELINES, baseline_scores
@@ -65,7 +66,6 @@ from judgerisk.risk.registry import get_risk_score
 from judgerisk.risk.scur import scur_scores
 from judgerisk.risk.signals import combine_scur, signal_c, signal_s, signal_u
 from judgerisk.splits import PROTOCOLS, SPLIT_NAMES, fold_labels, split_items
-from judgerisk.engine.certified import combine_repetitions
 
 __all__ = [
     "SAMPLE_STREAM",
