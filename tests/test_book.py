@@ -64,6 +64,7 @@ CONVERTED = [
     "11_certified_panel_decisions",
     "12_conclusion",
     "13_perturbation_families",
+    "13_risk_to_estimates",
     "A1_lmm_numerics",
 ]
 
