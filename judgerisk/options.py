@@ -34,6 +34,7 @@ __all__ = [
     "ExchangeabilitySettings",
     "ReportSettings",
     "ScoreSettings",
+    "StreamSettings",
     "SelectSettings",
     "CONDITIONS",
     "DEFAULT_ACCELERATE",
@@ -414,6 +415,45 @@ class SimulateSettings(_Settings):
 
 #: The simulator's defaults (:class:`SimulateSettings`), read by ``simulate_panel`` and the CLI.
 SIMULATE = SimulateSettings()
+
+
+@dataclass(frozen=True)
+class StreamSettings(_Settings):
+    """The streamed path of ``judgerisk score``: a parquet panel larger than memory.
+
+    A parquet panel (a file, or a folder of parquet files read as one pyarrow dataset) with
+    more than ``stream_rows`` rows is not loaded: each fold's judge parameters are fitted on
+    a seeded random sample of its items, then the items are scored ``partition_items`` at a
+    time (:mod:`judgerisk.engine.partitioned`).
+
+    Attributes
+    ----------
+    stream_rows : int, default 5,000,000
+        Rows (observed cells) above which a parquet panel is streamed; at most this many are
+        scored in memory as before (about 1 GB for a dense panel).
+    fit_sample : int, default 100,000
+        Items of the panel drawn at random (seeded by ``seed``) whose cells are loaded: each
+        fold fits the LMM on the sample's items among its fit items and freezes its ECDFs on
+        the sample's reference items; the Dawid–Skene-type aggregators and scores fit on the
+        whole sample. A panel with at most this many items is fitted in full.
+    partition_items : int, default 100,000
+        Items scored per partition (a range of consecutive items in sorted order).
+    dask : str or None, default None
+        Address of an existing Dask scheduler (``tcp://host:8786``) that scores the
+        partitions; ``None`` scores them in this process.
+    """
+
+    _command = "score"
+
+    stream_rows: int = 5_000_000
+    fit_sample: int = 100_000
+    partition_items: int = 100_000
+    dask: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_counts(self, "stream_rows", "fit_sample", "partition_items")
+        if self.dask is not None and not str(self.dask).strip():
+            raise OptionError("dask must be a scheduler address such as tcp://host:8786")
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from judgerisk._util import json_text
 from judgerisk._util.files import check_regular
-from judgerisk._util.hashing import sha256_file  # re-exported: the file hash of records
+from judgerisk._util.hashing import sha256_file, sha256_path  # re-exported: records' hashes
 from judgerisk._util.safe_write import atomic_write, atomic_write_group
 from judgerisk._util.version import package_version
 from judgerisk.panel import PanelError, write_table
@@ -59,6 +59,7 @@ __all__ = [
     "LIBRARIES",
     "OutputPathError",
     "sha256_file",
+    "sha256_path",
     "library_versions",
     "git_commit",
     "git_changes",
@@ -194,7 +195,7 @@ def runtime_extensions() -> dict[str, dict[str, str]]:
 
 def _input_entry(path: str | Path, rows: int | None) -> dict:
     p = Path(path).resolve()
-    return {"path": str(p), "sha256": sha256_file(p), "rows": None if rows is None else int(rows)}
+    return {"path": str(p), "sha256": sha256_path(p), "rows": None if rows is None else int(rows)}
 
 
 def make_record(
@@ -405,6 +406,8 @@ def read_record(path: str | Path) -> dict:
 
             meta = pq.read_schema(path).metadata or {}
             raw = meta.get(PROVENANCE_KEY.encode())
+            if raw is None:  # a file written part by part holds it in its footer's metadata
+                raw = (pq.read_metadata(path).metadata or {}).get(PROVENANCE_KEY.encode())
             if raw is not None:
                 return json_text.loads(raw.decode("utf-8"))
         elif suffix in (".html", ".htm"):

@@ -132,15 +132,15 @@ def _field(record: object, dotted: str, kind: type | tuple[type, ...] = object) 
 
 
 def _check_inputs(record: dict) -> list[str]:
-    from judgerisk.provenance import sha256_file
+    from judgerisk.provenance import sha256_path
 
     problems = []
     for role in _field(record, "inputs", dict):
         path = Path(_field(record, f"inputs.{role}.path", str))
         recorded = _field(record, f"inputs.{role}.sha256", str)
-        if not path.is_file():
+        if not (path.is_file() or path.is_dir()):  # a folder: a partitioned parquet panel
             problems.append(f"input {role} {path} is missing")
-        elif (now := sha256_file(path)) != recorded:
+        elif (now := sha256_path(path)) != recorded:
             problems.append(f"input {role} {path} has changed: sha256 {now} (recorded {recorded})")
     return problems
 

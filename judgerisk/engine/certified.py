@@ -94,6 +94,7 @@ __all__ = [
     "SCORE_COLUMNS",
     "RISK_SCORES",
     "score_panel",
+    "combine_repetitions",
     "accelerate_options",
     "score_with",
     "panel_errors",
@@ -233,13 +234,7 @@ def score_panel(
         res = scur_scores(cells, seed=s, split=split, check_input=False, **(scur_options or {}))
         table = res.table if keep is None else res.table.loc[res.table["split"] == keep]
         tables.append(table)
-    long = pd.concat(tables, ignore_index=True)
-    grouped = long.groupby("item")
-    out = pd.DataFrame(index=items)
-    out["n_scored"] = grouped.size().reindex(items).fillna(0).astype(np.int64)
-    means = grouped[[c for c in long.columns if c not in ("item", "split")]].mean()
-    out = out.join(means)
-    out["scur_sd"] = grouped["scur"].std(ddof=0).reindex(items)
+    out = combine_repetitions(tables, items)
     missing = int((out["n_scored"] == 0).sum())
     if missing:
         warnings.warn(
@@ -262,6 +257,34 @@ def score_panel(
         out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(items)
     out.attrs["seeds"] = list(range(seed, seed + n_seeds))
     out.attrs["protocol"] = protocol
+    return out
+
+
+def combine_repetitions(tables: Sequence[pd.DataFrame], items: pd.Index) -> pd.DataFrame:
+    """The per-item SCUR columns of :func:`score_panel` from the splits' scored tables.
+
+    Parameters
+    ----------
+    tables : sequence of pandas.DataFrame
+        The kept rows of each split's :class:`~judgerisk.risk.signals.ScurResult` table, in
+        split order (columns ``item, split, U, C, ..., scur``).
+    items : pandas.Index
+        The items of the output, in order.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ``items``: ``n_scored`` (the rows of the item), the mean of every signal,
+        z and ``scur`` over them, and ``scur_sd`` (their population standard deviation,
+        :math:`\\sqrt{R^{-1}\\sum_r (s_r - \\bar s)^2}`, Methods reference §3).
+    """
+    long = pd.concat(tables, ignore_index=True)
+    grouped = long.groupby("item")
+    out = pd.DataFrame(index=items)
+    out["n_scored"] = grouped.size().reindex(items).fillna(0).astype(np.int64)
+    means = grouped[[c for c in long.columns if c not in ("item", "split")]].mean()
+    out = out.join(means)
+    out["scur_sd"] = grouped["scur"].std(ddof=0).reindex(items)
     return out
 
 
