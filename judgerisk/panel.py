@@ -33,7 +33,7 @@ import json
 import re
 import unicodedata
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +70,7 @@ __all__ = [
     "load_panel",
     "save_panel",
     "read_table",
+    "jsonl_chunks",
     "write_table",
     "to_wide",
     "cell_table",
@@ -662,7 +663,32 @@ def _check_last_row(path: Path, n_columns: int, n_rows: int) -> None:
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
     """jsonl with values as given (``"007"`` stays text); a broken line is named."""
-    rows = []
+    rows = list(_jsonl_records(path))
+    if not rows:
+        raise PanelError(f"{path}: the file holds no records")
+    return pd.DataFrame.from_records(rows)
+
+
+def jsonl_chunks(path: str | Path, size: int) -> Iterator[pd.DataFrame]:
+    """A jsonl file read ``size`` records at a time, each chunk as :func:`read_table` reads
+    the whole file (values as given; a broken line named by its number)."""
+    path = Path(path)
+    rows: list[dict] = []
+    seen = False
+    for row in _jsonl_records(path):
+        rows.append(row)
+        if len(rows) == size:
+            seen = True
+            yield pd.DataFrame.from_records(rows)
+            rows = []
+    if rows:
+        yield pd.DataFrame.from_records(rows)
+    elif not seen:
+        raise PanelError(f"{path}: the file holds no records")
+
+
+def _jsonl_records(path: Path) -> Iterator[dict]:
+    """The records of a jsonl file, one per non-blank line, checked line by line."""
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
@@ -690,10 +716,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
                         f"{path}: line {lineno}: '{key}' is {kind} ({json.dumps(row[key])[:60]}); "
                         "ids must be numbers or text"
                     )
-            rows.append(row)
-    if not rows:
-        raise PanelError(f"{path}: the file holds no records")
-    return pd.DataFrame.from_records(rows)
+            yield row
 
 
 _READERS = {
