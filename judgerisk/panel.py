@@ -71,6 +71,7 @@ __all__ = [
     "save_panel",
     "read_table",
     "jsonl_chunks",
+    "without_gold",
     "write_table",
     "to_wide",
     "cell_table",
@@ -255,11 +256,20 @@ def validate_panel(
         whitespace are merged, and when a supplied ``verdict`` column differs from
         ``1[logit > 0]``, which replaces it (the count of differing rows is given).
     """
+    return _validate(df, conditions, copy=True)
+
+
+def _validate(
+    df: pd.DataFrame, conditions: tuple[str, ...] | DeclaredConditions | None, copy: bool
+) -> pd.DataFrame:
+    """:func:`validate_panel`; ``copy=False`` when the caller gives away ``df`` (its columns
+    are then replaced in place: :func:`load_panel` gives the frame it read, so that the peak
+    holds one copy of the panel fewer)."""
     if not isinstance(df, pd.DataFrame):
         raise PanelError(f"a panel must be a pandas DataFrame, got {type(df).__name__}")
     allowed_key = _allowed(conditions)
     if _already_valid(df, allowed_key):
-        return df.copy()
+        return df.copy(deep=not _COPY_ON_WRITE)
     missing = [c for c in REQUIRED if c not in df.columns]
     if "logit" not in df.columns and "p" not in df.columns:
         missing.append("logit or p")
@@ -272,7 +282,8 @@ def validate_panel(
         raise PanelError(f"duplicate column(s) {twice}: each column must appear once")
     if len(df) == 0:
         raise PanelError("the panel is empty (0 rows)")
-    out = df.reset_index(drop=True).copy()
+    own = copy or not df.index.equals(pd.RangeIndex(len(df)))
+    out = df.reset_index(drop=True).copy() if own else df
 
     for col in REQUIRED:
         nested = _non_scalar(out[col])
@@ -335,14 +346,26 @@ def validate_panel(
     judge_code, judges_sorted = pd.factorize(out["judge"], sort=True)
     cond_code = pd.Index(order).get_indexer(out["condition"])
     cell = (item_code * len(judges_sorted) + judge_code) * len(order) + cond_code
-    _, cell_group, counts = np.unique(cell, return_inverse=True, return_counts=True)
-    dup = counts[cell_group] > 1
-    if dup.any():
+    del judge_code
+    # one sort gives both the duplicate cells (equal neighbours) and the rows' final order
+    row_order = np.argsort(cell, kind="stable")
+    in_order = cell[row_order]
+    del cell
+    same = in_order[1:] == in_order[:-1]
+    del in_order
+    if same.any():
+        dup_sorted = np.zeros(len(out), dtype=bool)
+        dup_sorted[1:] |= same
+        dup_sorted[:-1] |= same
+        dup = np.zeros(len(out), dtype=bool)
+        dup[row_order] = dup_sorted
         raise _fail("duplicate (item, judge, condition) cells", out, dup, [*REQUIRED, "logit"])
+    del same
 
     has_original = np.zeros(len(items_sorted), dtype=bool)
     has_original[item_code[cond_code == order.index(ORIGINAL)]] = True
     no_orig = ~has_original[item_code]
+    del item_code, cond_code
     if no_orig.any():
         items = pd.unique(out.loc[no_orig, "item"])
         raise _fail(
@@ -356,9 +379,9 @@ def validate_panel(
     if "gold" in out.columns:
         _check_gold(out)
 
-    row_order = np.argsort(cell, kind="stable")
-    if not np.array_equal(row_order, np.arange(len(out))):
+    if (np.diff(row_order) != 1).any():
         out = out.take(row_order).reset_index(drop=True)
+    del row_order
     front = ["item", "judge", "condition", "logit", "p", "verdict"]
     if "gold" in out.columns:
         front.append("gold")
@@ -368,6 +391,27 @@ def validate_panel(
 
 
 _VALID_MARK = "judgerisk.validated"
+
+#: Whether pandas copies a frame's data only when one of two frames sharing it is written
+#: (always from pandas 3; an option in pandas 2): then the copy an already validated panel
+#: gets back is a shallow one, and costs no memory.
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3 or bool(
+    pd.get_option("mode.copy_on_write") is True
+)
+
+
+def without_gold(panel: pd.DataFrame) -> pd.DataFrame:
+    """A validated panel without its ``gold`` column, still marked valid.
+
+    Dropping a column of a valid panel leaves a valid panel, so the label-free steps (scoring
+    never reads gold) get it without a second validation, which on a large panel costs
+    several copies of it.
+    """
+    out = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
+    mark = panel.attrs.get(_VALID_MARK)
+    if mark and _already_valid(panel, None):
+        out.attrs[_VALID_MARK] = (_fingerprint(out), mark[1])
+    return out
 
 
 def _fingerprint(df: pd.DataFrame) -> str:
@@ -816,8 +860,8 @@ def load_panel(
         From :func:`read_table` or :func:`validate_panel`, prefixed with the file's path.
     """
     table = read_table(path)
-    try:
-        return validate_panel(table, conditions=conditions)
+    try:  # the table read is this function's own: validated without a copy
+        return _validate(table, conditions, copy=False)
     except PanelError as exc:  # name the file; rows are 0-based data rows (file line = row + 2)
         raise type(exc)(f"{path}: {exc}") from None
 

@@ -67,6 +67,7 @@ from judgerisk.panel import (
     gold_labels,
     validate_panel,
     validate_scores,
+    without_gold,
 )
 from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
@@ -227,9 +228,7 @@ def score_panel(
         raise PanelError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     panel = validate_panel(panel)
     check_scorable(panel)
-    unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
-    if "gold" in panel.columns:  # marked valid once, so the aggregators skip the checks
-        unlabelled = validate_panel(unlabelled)
+    unlabelled = without_gold(panel)  # marked valid, so the aggregators skip the checks
     items = pd.Index(pd.unique(unlabelled["item"]), name="item").sort_values()
     splits = cross_fit_splits(items, n_seeds, seed, protocol, n_folds)
     keep = "evaluation" if protocol == "kfold" else None
