@@ -30,7 +30,7 @@ __all__ = ["PERTURB_CONDITIONS", "PERTURBED_COLUMNS", "CHUNK_ITEMS", "perturb_it
 
 #: Items read, rendered and written at a time by :func:`perturb_chunks` (``judgerisk perturb``):
 #: its memory is set by this, not by the file's size.
-CHUNK_ITEMS = 2000
+CHUNK_ITEMS = 500
 
 
 #: The columns of :func:`perturb_items`, before the items' own extra columns.
