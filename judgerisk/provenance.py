@@ -38,17 +38,17 @@ import platform
 import shlex
 import subprocess
 import time
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from judgerisk._util import json_text
 from judgerisk._util.hashing import sha256_file  # re-exported: the file hash of records
-from judgerisk._util.safe_write import atomic_write_group
+from judgerisk._util.safe_write import atomic_write, atomic_write_group
 from judgerisk._util.version import package_version
-from judgerisk.panel import PanelError, atomic_write, write_table
+from judgerisk.panel import PanelError, write_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -210,7 +210,7 @@ def make_record(
     ----------
     command : list of str or str
         The command line as argv (``["judgerisk", "score", ...]``), or an API call's text
-        (``"judgerisk.studies.certified.score_panel(...)"``).
+        (``"judgerisk.engine.certified.score_panel(...)"``).
     parameters : dict
         Every parameter of the run, defaults and seeds included (JSON-able values).
     inputs : dict, optional
@@ -409,7 +409,9 @@ def write_chunks_with_record(
         )
     exclusive = not overwrite
     if suffix in (".parquet", ".pq"):
-        return atomic_write(path, lambda tmp: _parquet_parts(chunks, tmp, record), exclusive=exclusive)
+        return atomic_write(
+            path, lambda tmp: _parquet_parts(chunks, tmp, record), exclusive=exclusive
+        )
 
     def _text(tmp: Path) -> None:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
@@ -429,7 +431,9 @@ def write_chunks_with_record(
     return path
 
 
-def _parquet_parts(chunks: Iterable[pd.DataFrame], tmp: Path, record: Callable[[], dict | None]) -> None:
+def _parquet_parts(
+    chunks: Iterable[pd.DataFrame], tmp: Path, record: Callable[[], dict | None]
+) -> None:
     """Write ``chunks`` to ``tmp`` as one parquet file through part files beside it."""
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -26,7 +26,13 @@ from judgerisk.extract.prompts import (
 from judgerisk.families import ORIGINAL, parse_condition
 from judgerisk.options import PERTURB_CONDITIONS
 
-__all__ = ["PERTURB_CONDITIONS", "PERTURBED_COLUMNS", "CHUNK_ITEMS", "perturb_items", "perturb_chunks"]
+__all__ = [
+    "PERTURB_CONDITIONS",
+    "PERTURBED_COLUMNS",
+    "CHUNK_ITEMS",
+    "perturb_items",
+    "perturb_chunks",
+]
 
 #: Items read, rendered and written at a time by :func:`perturb_chunks` (``judgerisk perturb``):
 #: its memory is set by this, not by the file's size.

@@ -41,7 +41,8 @@ from judgerisk.families import (
     parse_condition,
 )
 from judgerisk.options import check_count
-from judgerisk.panel import CONDITIONS, jsonl_chunks
+from judgerisk.panel import CONDITIONS
+from judgerisk.panel.files import jsonl_chunks
 
 __all__ = [
     "Template",
