@@ -32,7 +32,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom
+from scipy.special import bdtrc
 
 from judgerisk.families import FAMILIES
 
@@ -159,8 +159,9 @@ def orientation_evidence(panel: pd.DataFrame) -> pd.DataFrame:
         n = rows["n_items"].to_numpy(int)
         share = rows["disagree"].to_numpy(float)
         k = np.rint(share * n)
-        # P(X >= k) for X ~ Binomial(n, 1/2): binomtest(k, n, 0.5, "greater").pvalue
-        flips = (n > 0) & (share > 0.5) & (binom.sf(k - 1, n, 0.5) < ORIENTATION_LEVEL)
+        # P(X >= k) for X ~ Binomial(n, 1/2): binomtest(k, n, 0.5, "greater").pvalue, as the
+        # binomial's upper tail bdtrc(k - 1, n, 1/2) (scipy.special: no scipy.stats import)
+        flips = (n > 0) & (share > 0.5) & (bdtrc(k - 1, n, 0.5) < ORIENTATION_LEVEL)
         a, b = rows["first_shown"].to_numpy(), rows["first_swapped"].to_numpy()
         same_side = ((a > 0.5) & (b > 0.5)) | ((a < 0.5) & (b < 0.5))
         rows["reading"] = np.where(flips, np.where(same_side, POSITION_BIAS, NOT_MAPPED), "")

@@ -38,6 +38,7 @@ import platform
 import shlex
 import subprocess
 import time
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -71,6 +72,7 @@ __all__ = [
     "atomic_write",
     "check_output_path",
     "write_table_with_record",
+    "write_chunks_with_record",
     "read_record",
     "html_record_tag",
 ]
@@ -362,11 +364,7 @@ def write_table_with_record(
 
         def _write(tmp: Path) -> None:
             table = pa.Table.from_pandas(df, preserve_index=False)
-            if text is not None:
-                meta = dict(table.schema.metadata or {})
-                meta[PROVENANCE_KEY.encode()] = text.encode("utf-8")
-                table = table.replace_schema_metadata(meta)
-            pq.write_table(table, tmp)
+            pq.write_table(table.replace_schema_metadata(_with_record(table.schema, text)), tmp)
 
         return atomic_write(path, _write, exclusive=exclusive)
     if text is None:
@@ -379,6 +377,86 @@ def write_table_with_record(
         exclusive=exclusive,
     )
     return path
+
+
+def _with_record(schema, text: str | None) -> dict:
+    """A parquet schema's metadata with the record's text under :data:`PROVENANCE_KEY`."""
+    meta = dict(schema.metadata or {})
+    if text is not None:
+        meta[PROVENANCE_KEY.encode()] = text.encode("utf-8")
+    return meta
+
+
+def write_chunks_with_record(
+    chunks: Iterable[pd.DataFrame],
+    path: str | Path,
+    record: Callable[[], dict | None],
+    *,
+    overwrite: bool = True,
+) -> Path:
+    """:func:`write_table_with_record` for a table that comes in chunks, one in memory at a time.
+
+    The chunks are written one after the other (csv: the header once; jsonl: a line per row;
+    parquet: each chunk a part first, then one file whose schema unifies the parts': a column
+    missing from a whole chunk takes the other chunks' type), then ``record()`` is called
+    (the counts of the output are known only then) and published with the table, atomically
+    and with the same ``overwrite`` rule. Read back, the file equals the chunks' concatenation
+    written by :func:`write_table_with_record`.
+    """
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl", ".ndjson", ".parquet", ".pq"):
+        raise PanelError(
+            f"unsupported file type {suffix!r} for {path}; use .csv, .parquet or .jsonl"
+        )
+    exclusive = not overwrite
+    if suffix in (".parquet", ".pq"):
+        return atomic_write(
+            path, lambda tmp: _parquet_parts(chunks, tmp, record), exclusive=exclusive
+        )
+
+    def _text(tmp: Path) -> None:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            for k, chunk in enumerate(chunks):
+                if suffix == ".csv":
+                    chunk.to_csv(fh, index=False, header=k == 0)
+                else:
+                    chunk.to_json(fh, orient="records", lines=True, double_precision=15)
+
+    finished: list[dict | None] = []
+
+    def _sidecar(tmp: Path) -> None:
+        finished.append(record())
+        tmp.write_text(json.dumps(finished[0], indent=2, sort_keys=True) + "\n", "utf-8")
+
+    atomic_write_group([(path, _text), (sidecar_path(path), _sidecar)], exclusive=exclusive)
+    return path
+
+
+def _parquet_parts(
+    chunks: Iterable[pd.DataFrame], tmp: Path, record: Callable[[], dict | None]
+) -> None:
+    """Write ``chunks`` to ``tmp`` as one parquet file through part files beside it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    parts, schemas = [], []
+    for k, chunk in enumerate(chunks):
+        table = pa.Table.from_pandas(chunk, preserve_index=False)
+        part = tmp.with_name(f"{tmp.name}.part{k}")
+        pq.write_table(table, part)
+        parts.append(part)
+        schemas.append(table.schema)
+    if not parts:
+        raise PanelError(f"{tmp.name}: nothing to write")
+    schema = pa.unify_schemas(schemas)
+    found = record()
+    text = json.dumps(found, indent=2, sort_keys=True) if found is not None else None
+    schema = schema.with_metadata(_with_record(schemas[0], text))
+    with pq.ParquetWriter(tmp, schema) as writer:
+        for part in parts:
+            writer.write_table(pq.read_table(part).cast(schema))
+            part.unlink()
 
 
 def html_record_tag(record: dict) -> str:

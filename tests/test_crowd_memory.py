@@ -194,3 +194,80 @@ def test_ds_entropy_scores_a_tie_as_half_a_vote_each():
     assert (votes == 0.5).to_numpy().sum() == 3  # three tie cells
     rho = DawidSkene().fit(votes).posterior(votes)
     np.testing.assert_allclose(got.to_numpy(), binary_entropy(rho.to_numpy()), rtol=1e-12)
+
+
+# -- the command line's peak memory, guarded (issue 43, item 4) ---------------------------------
+#: Peak resident memory (GB) ``judgerisk score`` may reach on each panel below: about twice
+#: what it takes (0.31 GB on the crowd, 0.54 GB on the dense panel, on Linux with Python 3.11), so
+#: a change that brings back an items x judges table (5 GB at 20,000 crowd items) fails here.
+SCORE_BOUND_GB = {"crowd of 20,000 items": 0.8, "dense panel of 100,000 items": 1.0}
+
+
+def _peak_gb(argv: list[str], limit_gb: float) -> tuple[float, int, str]:
+    """Peak resident memory (GB) of a command and the children it waited for, its exit status
+    and the end of its stderr; its address space is capped at ``limit_gb`` (a runaway dense
+    table fails with a MemoryError instead of taking the machine).
+
+    The command is forked from ``benchmarks/peak_rss.py``, a small launcher, not from this
+    test: a child's ``ru_maxrss`` starts at the size of the process it was forked from, and
+    this one holds the panel it wrote.
+    """
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    launcher = Path(__file__).resolve().parent.parent / "benchmarks" / "peak_rss.py"
+    with tempfile.TemporaryDirectory() as folder:
+        report = Path(folder) / "peak"
+        proc = subprocess.run(
+            [sys.executable, str(launcher), str(report), str(limit_gb), "--", *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            check=False,
+        )
+        peak = int(report.read_text()) if report.exists() else 0
+    tail = proc.stderr.decode("utf-8", "replace")[-1500:]
+    return peak / 1024**3, proc.returncode, tail
+
+
+def _memory_panel(kind: str) -> pd.DataFrame:
+    if kind.startswith("crowd"):
+        return crowd(20_000, 5_000)
+    from judgerisk.simulate import simulate_panel
+
+    return simulate_panel(n_items=100_000, n_judges=5, conditions=("original", "swap")).data
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    __import__("sys").platform.startswith("win"), reason="peak memory read with os.wait4"
+)
+@pytest.mark.parametrize("kind", list(SCORE_BOUND_GB))
+def test_score_peak_memory_stays_bounded(kind, tmp_path):
+    """``judgerisk score`` in a fresh process: its peak resident memory stays under the bound.
+
+    Measured from the command line (the process and its children, ``os.wait4``), so every step
+    counts: reading, validation, the scorability checks, the LMM, the aggregators, the
+    baselines and the writing. A merge that makes any of them dense on a crowd fails here.
+    """
+    import sys
+
+    path = tmp_path / "panel.parquet"
+    _memory_panel(kind).to_parquet(path, index=False)
+    bound = SCORE_BOUND_GB[kind]
+    argv = [
+        sys.executable,
+        "-m",
+        "judgerisk.cli",
+        "score",
+        str(path),
+        "-o",
+        str(tmp_path / "s.parquet"),
+    ]
+    peak, code, tail = _peak_gb(argv, limit_gb=4 * bound + 2)
+    assert code == 0 or "MemoryError" in tail, tail
+    assert code == 0 and peak <= bound, (
+        f"judgerisk score on a {kind}: peak resident memory {peak:.2f} GB, bound {bound} GB"
+        + ("" if code == 0 else f" (it ran out of its {4 * bound + 2:.1f} GB cap: {tail[-300:]})")
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from judgerisk.cli.common import (
@@ -15,7 +16,6 @@ from judgerisk.cli.common import (
     check_output,
     command_record,
     seed,
-    write_output,
 )
 from judgerisk.options import DEFAULT_TEMPLATE, PERTURB_CONDITIONS
 
@@ -78,22 +78,35 @@ class Perturb(Command):
         add_overwrite(p)
 
     def run(self, args: argparse.Namespace) -> int:
-        from judgerisk.extract.perturb import perturb_items
+        from judgerisk.extract.perturb import perturb_chunks
+        from judgerisk.provenance import finish_record, write_chunks_with_record
 
         template = _template_file(args.template)
         check_output(args, args.output, (args.items, template))
-        table = perturb_items(args.items, args.conditions, template=args.template, seed=args.seed)
-        n_items = int(table["item"].nunique())
-        files: dict[str, tuple[str, int | None]] = {"items": (args.items, n_items)}
-        if template is not None:
-            files["template"] = (template, None)
-        record = command_record(args, files)
-        out = write_output(
-            args, table, args.output, record, self.output_settings(table, {}, record)
-        )
+        counts = {"items": 0, "rows": 0}
+        conditions: set[str] = set()
+
+        def chunks() -> Iterator[pd.DataFrame]:  # read, perturbed and written a chunk at a time
+            for table in perturb_chunks(
+                args.items, args.conditions, template=args.template, seed=args.seed
+            ):
+                counts["items"] += int(table["item"].nunique())
+                counts["rows"] += len(table)
+                conditions.update(table["condition"].unique())
+                yield table
+
+        def record() -> dict:
+            files: dict[str, tuple[str, int | None]] = {"items": (args.items, counts["items"])}
+            if template is not None:
+                files["template"] = (template, None)
+            return finish_record(
+                command_record(args, files), {"rows": counts["rows"], "n_items": counts["items"]}
+            )
+
+        out = write_chunks_with_record(chunks(), args.output, record, overwrite=args.overwrite)
         print(
-            f"wrote {out}: {n_items} items x {table['condition'].nunique()} conditions "
-            f"({len(table)} rows)",
+            f"wrote {out}: {counts['items']} items x {len(conditions)} conditions "
+            f"({counts['rows']} rows)",
             file=sys.stderr,
         )
         return EXIT_OK

@@ -220,9 +220,8 @@ def score_panel(
         raise PanelError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     panel = validate_panel(panel)
     check_scorable(panel)
+    # valid (validated above) and never re-validated: the steps below take check_input=False
     unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
-    if "gold" in panel.columns:  # marked valid once, so the aggregators skip the checks
-        unlabelled = validate_panel(unlabelled)
     items = pd.Index(pd.unique(unlabelled["item"]), name="item").sort_values()
     splits = cross_fit_splits(items, n_seeds, seed, protocol, n_folds)
     keep = "evaluation" if protocol == "kfold" else None

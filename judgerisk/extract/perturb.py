@@ -10,17 +10,33 @@ The same items, template, conditions and seed give the same table on any machine
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from judgerisk.extract.prompts import build_prompts, load_template, read_items
+from judgerisk.extract.prompts import (
+    Template,
+    build_prompts,
+    item_chunks,
+    load_template,
+    read_items,
+)
 from judgerisk.families import ORIGINAL, parse_condition
 from judgerisk.options import DEFAULT_TEMPLATE, PERTURB_CONDITIONS
 
-__all__ = ["PERTURB_CONDITIONS", "PERTURBED_COLUMNS", "perturb_items"]
+__all__ = [
+    "PERTURB_CONDITIONS",
+    "PERTURBED_COLUMNS",
+    "CHUNK_ITEMS",
+    "perturb_items",
+    "perturb_chunks",
+]
+
+#: Items read, rendered and written at a time by :func:`perturb_chunks` (``judgerisk perturb``):
+#: its memory is set by this, not by the file's size.
+CHUNK_ITEMS = 500
 
 
 #: The columns of :func:`perturb_items`, before the items' own extra columns.
@@ -90,10 +106,41 @@ def perturb_items(
     [['original', 'A', ''], ['label1', '1', 'labels A/B -> 1/2'], ['verbosity2', 'A', "B + 'Let me know if you have any other questions.'"]]
     """
     tmpl = load_template(template)
-    items = read_items(items)
+    return _perturb(read_items(items), tmpl, _conditions(conditions), seed)
+
+
+def perturb_chunks(
+    items: Any,
+    conditions: Sequence[str] = PERTURB_CONDITIONS,
+    *,
+    template: str | Path | dict = "pairwise_v1",
+    seed: int = 0,
+    chunk_items: int | None = None,
+) -> Iterator[pd.DataFrame]:
+    """:func:`perturb_items` ``chunk_items`` items at a time: the same rows, in the same order.
+
+    The items are read chunk by chunk (:func:`judgerisk.extract.prompts.item_chunks`), so
+    the memory is that of one chunk whatever the file's size; concatenated, the chunks are
+    :func:`perturb_items`'s table (each item's rows depend on the item, the condition and the
+    seed only). ``chunk_items`` defaults to :data:`CHUNK_ITEMS`.
+    """
+    tmpl = load_template(template)
+    conds = _conditions(conditions)
+    for chunk in item_chunks(items, CHUNK_ITEMS if chunk_items is None else chunk_items):
+        yield _perturb(chunk, tmpl, conds, seed)
+
+
+def _conditions(conditions: Sequence[str]) -> tuple[str, ...]:
     conditions = tuple(conditions)
     if ORIGINAL not in conditions:
         raise ValueError(f"conditions must include {ORIGINAL!r}, got {list(conditions)}")
+    return conditions
+
+
+def _perturb(
+    items: pd.DataFrame, tmpl: Template, conditions: tuple[str, ...], seed: int
+) -> pd.DataFrame:
+    """The perturbed rows of checked items (:func:`perturb_items`'s table)."""
     prompts = build_prompts(items, tmpl, conditions, seed=seed)
     parsed = {c: parse_condition(c) for c in conditions}
     out = pd.DataFrame(

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from judgerisk._util.files import check_regular
@@ -40,8 +41,9 @@ from judgerisk.families import (
     is_declared,
     parse_condition,
 )
-from judgerisk.options import DEFAULT_TEMPLATE
+from judgerisk.options import DEFAULT_TEMPLATE, check_count
 from judgerisk.panel import CONDITIONS
+from judgerisk.panel.files import jsonl_chunks
 
 __all__ = [
     "Template",
@@ -49,6 +51,7 @@ __all__ = [
     "list_templates",
     "load_template",
     "read_items",
+    "item_chunks",
     "build_prompts",
     "perturbation_settings",
     "rendered_prompts",
@@ -256,6 +259,60 @@ def read_items(items: Any) -> pd.DataFrame:
         raise ValueError(f"{path}: {exc}") from None
 
 
+def item_chunks(items: Any, size: int) -> Iterator[pd.DataFrame]:
+    """:func:`read_items` ``size`` items at a time, in file order: memory set by ``size``.
+
+    jsonl, csv and parquet files are read chunk by chunk (a ``.json`` array, or a DataFrame, is
+    read whole and then cut). Each chunk is checked as :func:`read_items` checks a table, with
+    rows numbered from the top of the file; an item id seen in an earlier chunk is refused too.
+    """
+    size = check_count("chunk size", size, minimum=1)
+    path = None if isinstance(items, pd.DataFrame) else Path(items)
+    seen: set = set()
+    start = 0
+    for frame in _raw_chunks(items, path, size):
+        try:
+            chunk = _check_items(frame, start=start)
+            again = chunk["item"].isin(seen).to_numpy()
+            if again.any():
+                rows = [start + int(k) for k in np.flatnonzero(again)[:10]]
+                raise ValueError(
+                    f"duplicate item ids {pd.unique(chunk.loc[again, 'item']).tolist()[:10]} at "
+                    f"rows {rows} (seen in earlier rows too)"
+                )
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}" if path is not None else str(exc)) from None
+        seen.update(chunk["item"].tolist())
+        start += len(chunk)
+        yield chunk
+    if start == 0:
+        raise ValueError(f"{path}: items table is empty" if path else "items table is empty")
+
+
+def _raw_chunks(items: Any, path: Path | None, size: int) -> Iterator[pd.DataFrame]:
+    """The items' rows as given, ``size`` at a time (files read as :func:`read_items` reads)."""
+    if path is None or path.suffix.lower() == ".json":
+        whole = items if path is None else _read_items_file(path)
+        for k in range(0, len(whole), size):
+            yield whole.iloc[k : k + size]
+        return
+    if not path.exists():
+        raise FileNotFoundError(f"items file not found: {path}")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        yield from jsonl_chunks(path, size)
+    elif suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=size):
+            yield pa.Table.from_batches([batch]).to_pandas()
+    elif suffix == ".csv":  # every cell as written: "007" and "NA" are text
+        yield from pd.read_csv(path, dtype=str, keep_default_na=False, chunksize=size)
+    else:
+        raise ValueError(f"items file {path} must be .jsonl, .json, .csv or .parquet")
+
+
 def _read_items_file(path: Path) -> pd.DataFrame:
     """An items file as given (ids as text stay text); errors name the file (and line)."""
     from judgerisk.panel import read_table
@@ -283,7 +340,8 @@ def _id_text(value: Any) -> str:
     return str(value)
 
 
-def _check_items(items: pd.DataFrame) -> pd.DataFrame:
+def _check_items(items: pd.DataFrame, start: int = 0) -> pd.DataFrame:
+    """The checks of :func:`read_items` (rows named from ``start``: a chunk's first row)."""
     missing = [c for c in ITEM_COLUMNS if c not in items.columns]
     if missing:
         raise ValueError(
@@ -294,6 +352,7 @@ def _check_items(items: pd.DataFrame) -> pd.DataFrame:
         dup = sorted(set(items.columns[items.columns.duplicated()]))
         raise ValueError(f"duplicate column(s) {dup}")
     out = items.reset_index(drop=True).copy()
+    out.index = pd.RangeIndex(start, start + len(out))
     if len(out) == 0:
         raise ValueError("items table is empty")
     if out["item"].isna().any():
@@ -331,7 +390,7 @@ def _check_items(items: pd.DataFrame) -> pd.DataFrame:
                 f"column 'gold' must be 'A' or 'B'; bad values {sorted(set(out.loc[bad, 'gold']))}"
                 f" for items {list(out.loc[bad, 'item'][:10])}"
             )
-    return out
+    return out.reset_index(drop=True)
 
 
 def rendered_prompts(

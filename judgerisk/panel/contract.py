@@ -46,6 +46,7 @@ __all__ = [
     "PanelError",
     "PanelFileNotFoundError",
     "validate_panel",
+    "validate_frame",
     "validate_scores",
     "check_scorable",
     "refuse_unscorable",
@@ -180,6 +181,18 @@ def validate_panel(
         whitespace are merged, and when a supplied ``verdict`` column differs from
         ``1[logit > 0]``, which replaces it (the count of differing rows is given).
     """
+    return validate_frame(df, conditions, copy=True)
+
+
+def validate_frame(
+    df: pd.DataFrame,
+    conditions: tuple[str, ...] | DeclaredConditions | None = DECLARED,
+    *,
+    copy: bool = True,
+) -> pd.DataFrame:
+    """:func:`validate_panel`; ``copy=False`` when the caller gives ``df`` away: its columns are
+    then replaced in place, so the peak holds one copy of the panel fewer
+    (:func:`judgerisk.panel.files.load_panel` gives the frame it read)."""
     if not isinstance(df, pd.DataFrame):
         raise PanelError(f"a panel must be a pandas DataFrame, got {type(df).__name__}")
     allowed_key = _allowed(conditions)
@@ -195,7 +208,8 @@ def validate_panel(
         raise PanelError(f"duplicate column(s) {twice}: each column must appear once")
     if len(df) == 0:
         raise PanelError("the panel is empty (0 rows)")
-    out = df.reset_index(drop=True).copy()
+    own = copy or not df.index.equals(pd.RangeIndex(len(df)))
+    out = df.reset_index(drop=True).copy() if own else df
 
     for col in REQUIRED:
         nested = _non_scalar(out[col])
@@ -258,14 +272,26 @@ def validate_panel(
     judge_code, judges_sorted = pd.factorize(out["judge"], sort=True)
     cond_code = pd.Index(order).get_indexer(out["condition"])
     cell = (item_code * len(judges_sorted) + judge_code) * len(order) + cond_code
-    _, cell_group, counts = np.unique(cell, return_inverse=True, return_counts=True)
-    dup = counts[cell_group] > 1
-    if dup.any():
+    del judge_code
+    # one sort gives both the duplicate cells (equal neighbours) and the rows' final order
+    row_order = np.argsort(cell, kind="stable")
+    in_order = cell[row_order]
+    del cell
+    same = in_order[1:] == in_order[:-1]
+    del in_order
+    if same.any():
+        dup_sorted = np.zeros(len(out), dtype=bool)
+        dup_sorted[1:] |= same
+        dup_sorted[:-1] |= same
+        dup = np.zeros(len(out), dtype=bool)
+        dup[row_order] = dup_sorted
         raise _fail("duplicate (item, judge, condition) cells", out, dup, [*REQUIRED, "logit"])
+    del same
 
     has_original = np.zeros(len(items_sorted), dtype=bool)
     has_original[item_code[cond_code == order.index(ORIGINAL)]] = True
     no_orig = ~has_original[item_code]
+    del item_code, cond_code
     if no_orig.any():
         items = pd.unique(out.loc[no_orig, "item"])
         raise _fail(
@@ -279,9 +305,9 @@ def validate_panel(
     if "gold" in out.columns:
         _check_gold(out)
 
-    row_order = np.argsort(cell, kind="stable")
-    if not np.array_equal(row_order, np.arange(len(out))):
+    if (np.diff(row_order) != 1).any():
         out = out.take(row_order).reset_index(drop=True)
+    del row_order
     front = ["item", "judge", "condition", "logit", "p", "verdict"]
     if "gold" in out.columns:
         front.append("gold")

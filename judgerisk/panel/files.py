@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,13 +19,18 @@ from judgerisk._util import json_text
 from judgerisk._util.files import check_regular
 from judgerisk._util.safe_write import atomic_write
 from judgerisk.families import DECLARED, DeclaredConditions
-from judgerisk.panel.contract import PanelError, PanelFileNotFoundError, validate_panel
+from judgerisk.panel.contract import (
+    PanelError,
+    PanelFileNotFoundError,
+    validate_frame,
+)
 
 __all__ = [
     "read_table",
     "write_table",
     "load_panel",
     "save_panel",
+    "jsonl_chunks",
 ]
 
 _ID_COLUMNS = ("item", "judge", "condition", "gold")
@@ -100,7 +106,32 @@ def _check_last_row(path: Path, n_columns: int, n_rows: int, sep: str = ",") -> 
 
 def _read_jsonl(path: Path) -> pd.DataFrame:
     """jsonl with values as given (``"007"`` stays text); a broken line is named."""
-    rows = []
+    rows = list(_jsonl_records(path))
+    if not rows:
+        raise PanelError(f"{path}: the file holds no records")
+    return pd.DataFrame.from_records(rows)
+
+
+def jsonl_chunks(path: str | Path, size: int) -> Iterator[pd.DataFrame]:
+    """A jsonl file read ``size`` records at a time, each chunk as :func:`read_table` reads
+    the whole file (values as given; a broken line named by its number)."""
+    path = Path(path)
+    rows: list[dict] = []
+    seen = False
+    for row in _jsonl_records(path):
+        rows.append(row)
+        if len(rows) == size:
+            seen = True
+            yield pd.DataFrame.from_records(rows)
+            rows = []
+    if rows:
+        yield pd.DataFrame.from_records(rows)
+    elif not seen:
+        raise PanelError(f"{path}: the file holds no records")
+
+
+def _jsonl_records(path: Path) -> Iterator[dict]:
+    """The records of a jsonl file, one per non-blank line, checked line by line."""
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, start=1):
             if not line.strip():
@@ -128,10 +159,7 @@ def _read_jsonl(path: Path) -> pd.DataFrame:
                         f"{path}: line {lineno}: '{key}' is {kind} ({json.dumps(row[key])[:60]}); "
                         "ids must be numbers or text"
                     )
-            rows.append(row)
-    if not rows:
-        raise PanelError(f"{path}: the file holds no records")
-    return pd.DataFrame.from_records(rows)
+            yield row
 
 
 _READERS = {
@@ -231,8 +259,8 @@ def load_panel(
         From :func:`read_table` or :func:`validate_panel`, prefixed with the file's path.
     """
     table = read_table(path)
-    try:
-        return validate_panel(table, conditions=conditions)
+    try:  # the table read is this function's own: validated without a copy
+        return validate_frame(table, conditions, copy=False)
     except PanelError as exc:  # name the file; rows are 0-based data rows (file line = row + 2)
         raise type(exc)(f"{path}: {exc}") from None
 

@@ -62,9 +62,35 @@ def distinct_patterns(panel: pd.DataFrame) -> int:
     """How many distinct rows the item x (judge, condition) logit table has (a missing cell is
     a value of its own): at most that many items any per-item score can tell apart.
 
-    Two judges with hard verdicts (three values each: A, B, tie) give at most nine.
+    Two judges with hard verdicts (three values each: A, B, tie) give at most nine. Counted on
+    the observed cells, never on the table itself (a crowd's table is items x judges x
+    conditions, nearly all of it missing): an item's pattern is its sequence of
+    (judge, condition, logit) cells in one fixed column order, and the items of each pattern
+    length are compared as the rows of an items x length array (memory linear in the cells).
+
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"item": [0, 0, 1, 1, 2], "judge": ["a", "b", "a", "b", "a"],
+    ...                       "condition": "original", "logit": [1.0, -1.0, 1.0, -1.0, 1.0]})
+    >>> distinct_patterns(cells)  # items 0 and 1 alike; item 2 lacks judge b's cell
+    2
     """
-    wide = panel.pivot_table(
-        index="item", columns=["judge", "condition"], values="logit", aggfunc="first"
-    )
-    return int(len(wide.fillna(np.inf).drop_duplicates()))
+    sub = panel.loc[panel["logit"].notna(), ["item", "judge", "condition", "logit"]]
+    if sub.empty:
+        return 0
+    item, _ = pd.factorize(sub["item"])
+    judge, judges = pd.factorize(sub["judge"])
+    cond, conds = pd.factorize(sub["condition"])
+    value, values = pd.factorize(sub["logit"])  # one code per distinct logit (as pivot_table)
+    col = judge.astype(np.int64) * len(conds) + cond
+    order = np.lexsort((col, item))
+    item, col, value = item[order], col[order], value[order]
+    first = np.ones(len(item), dtype=bool)  # one cell per item and column (the first given)
+    first[1:] = (item[1:] != item[:-1]) | (col[1:] != col[:-1])
+    item, key = item[first], col[first] * np.int64(len(values)) + value[first]
+    length = np.bincount(item)
+    start = np.concatenate(([0], np.cumsum(length)[:-1]))
+    total = 0
+    for n_cells in np.unique(length[length > 0]):
+        rows = start[length == n_cells][:, None] + np.arange(n_cells)
+        total += len(np.unique(key[rows], axis=0))
+    return int(total)
