@@ -35,7 +35,9 @@ class Bpe(Command):
         write the Bidirectional Preference Entropy of every item (SCOPE paper). With
         --calibration (item, gold of labelled items), calibrate SCOPE's threshold at
         --alpha on them and accept the other items whose BPE is at most the threshold
-        (expected false discovery rate among accepted verdicts <= alpha)."""
+        (mean false discovery proportion over calibration draws <= alpha: the share of
+        wrong verdicts among the accepted ones, 0 when none is accepted, averaged over draws
+        of the calibration items)."""
     )
     epilog = "example:\n  judgerisk bpe panel.csv -o bpe.csv --calibration labels.csv --alpha 0.1"
     recomputable = True
