@@ -31,7 +31,9 @@ def raw_mathtext(fig: Figure) -> list[str]:
     """The texts of ``fig`` that would be drawn as raw mathtext (TeX between dollars, unparsed)."""
     fig.canvas.draw()
     texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text()]
-    return [t.get_text() for t in texts if not t.get_parse_math() and _MATHTEXT.search(t.get_text())]
+    return [
+        t.get_text() for t in texts if not t.get_parse_math() and _MATHTEXT.search(t.get_text())
+    ]
 
 
 def _drifts() -> dict[str, SimpleNamespace]:

@@ -729,7 +729,7 @@ def within_guarantee(
 
 
 def summarize_protocol(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard deviation over splits, per method and alpha.
+    r"""Mean and standard deviation over splits, per method and alpha.
 
     Parameters
     ----------
@@ -773,7 +773,9 @@ def summarize_protocol(table: pd.DataFrame) -> pd.DataFrame:
         [table["method"], table["alpha"]], observed=True, sort=True
     )
     mean_acc = g["n_accepted"].mean()
-    out["pooled_risk_se"] = spread.std(ddof=1) / (np.sqrt(out["n_splits"]) * mean_acc.where(acc > 0))
+    out["pooled_risk_se"] = spread.std(ddof=1) / (
+        np.sqrt(out["n_splits"]) * mean_acc.where(acc > 0)
+    )
     out["abstain_all"] = g["n_accepted"].apply(lambda x: float((x == 0).mean()))
     return out[
         [
