@@ -40,8 +40,10 @@ def _tables(nb) -> list[list[list[str]]]:
             page = "".join(page) if isinstance(page, list) else page
             page = re.sub(r"<style.*?</style>", "", page, flags=re.S)
             rows = [
-                [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(
-                    r"<t[hd][^>]*>(.*?)</t[hd]>", r, flags=re.S)]
+                [
+                    html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                    for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, flags=re.S)
+                ]
                 for r in re.findall(r"<tr.*?</tr>", page, flags=re.S)
             ]
             found.append(rows)
