@@ -121,7 +121,7 @@ $(STAMP): pyproject.toml $(LOCK)
 
 book: $(STAMP)
 	@start=$$(date +%s); \
-	$(PY) -m judgerisk.book.runbook --profile default --build-book --html-out $(HTML) && \
+	$(PY) -m judgerisk._book.runbook --profile default --build-book --html-out $(HTML) && \
 	echo "make book took $$(( $$(date +%s) - start )) s; open $(CURDIR)/$(HTML)/index.html"
 
 # The book test's checks (every page: no stderr, warning, path or empty glue; in a browser: math
@@ -213,7 +213,7 @@ wheel-test: $(STAMP)
 	$(WHEEL_PY) -m pip check
 	@# the package and its chapters come from the venv, not from this checkout
 	cd $(WHEEL_TEST)/run && env -u JUDGERISK_CHAPTERS -u PYTHONPATH $(abspath $(WHEEL_PY)) -c \
-	  'import judgerisk, judgerisk.book.rerun as r, sys; p = str(r.installed_chapters()); \
+	  'import judgerisk, judgerisk._book.rerun as r, sys; p = str(r.installed_chapters()); \
 	  print("judgerisk", judgerisk.__version__, "chapters:", p); \
 	  sys.exit("not from the wheel: " + p if "site-packages" not in p else 0)' \
 	  > ../chapters.txt && cat ../chapters.txt

@@ -28,11 +28,11 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from judgerisk.engine.certified import score_panel
 from judgerisk.risk import lmm_solver
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import DEFAULT_REPEATS, split_items
-from judgerisk.studies.certified import score_panel
 
 
 def old_topup_seeds(items, n_seeds: int = 5) -> int:
@@ -66,7 +66,7 @@ def old_code_seconds(tree: str, n_items: int) -> float:
     code = (
         "import time, warnings; warnings.simplefilter('ignore');"
         "from judgerisk.simulate import simulate_panel;"
-        "from judgerisk.studies.certified import score_panel;"
+        "from judgerisk.engine.certified import score_panel;"
         f"p = simulate_panel(n_items={n_items}, n_judges=5, seed=0).data;"
         "t = time.perf_counter(); score_panel(p, n_seeds=5); print(time.perf_counter() - t)"
     )

@@ -1,9 +1,9 @@
 """The presets study: every reconstructed option and signal subset on every panel.
 
-Runs :func:`judgerisk.studies.presets.study_rows` (each alternative against the paper's reading,
+Runs :func:`judgerisk._book.studies.presets.study_rows` (each alternative against the paper's reading,
 paired bootstrap over items, repeated K-fold cross-fitting) on three simulated settings and
 the real panels (LLMBar, JudgeBench, SmolLM2 joined to LLMBar, PandaLM), applies the decision
-rule committed before the study (:data:`judgerisk.studies.presets.DECISION_RULE`) and writes the
+rule committed before the study (:data:`judgerisk._book.studies.presets.DECISION_RULE`) and writes the
 rows as a derived artefact with a manifest, which chapter 04 loads:
 
     judgerisk/datasets/shipped/scur_options_study.parquet
@@ -17,7 +17,6 @@ Usage (needs JUDGERISK_DATA for the real panels; about 10 minutes on two busy co
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import time
 import warnings
@@ -25,14 +24,20 @@ from pathlib import Path
 
 import pandas as pd
 
+from judgerisk._book.studies.presets import (
+    DECISION_RULE,
+    STUDY,
+    decide,
+    options_study,
+    save_study,
+)
 from judgerisk.datasets import data_root
 from judgerisk.datasets.judgebench import load_judgebench_panel
 from judgerisk.datasets.llmbar import load_llmbar_panel
 from judgerisk.datasets.pandalm import load_pandalm_panel
 from judgerisk.datasets.shipped import load_smollm2_llmbar
-from judgerisk.panel import atomic_write, validate_panel
+from judgerisk.panel import validate_panel
 from judgerisk.simulate import simulate_panel
-from judgerisk.studies.presets import DECISION_RULE, STUDY, decide, options_study
 
 NAME = STUDY
 #: Simulated generating settings (knobs of judgerisk.simulate.simulate_panel).
@@ -98,12 +103,7 @@ def main() -> None:
         "wall_seconds": round(time.time() - start, 1),
         "rows": len(table),
     }
-    args.out.mkdir(parents=True, exist_ok=True)
-    atomic_write(args.out / f"{NAME}.parquet", lambda p: table.to_parquet(p, index=False))
-    atomic_write(
-        args.out / f"{NAME}.manifest.json",
-        lambda p: Path(p).write_text(json.dumps(manifest, indent=2) + "\n"),
-    )
+    save_study(table, manifest, args.out)
     print(f"wrote {args.out / NAME}.parquet and its manifest")
 
 

@@ -1,6 +1,6 @@
 """Benchmark: the SCUR risk pipeline end to end, 20 seeds on the default 2,000-item panel.
 
-Stages per seed (as in :func:`judgerisk.studies.analysis.evaluate_risk`):
+Stages per seed (as in :func:`judgerisk.engine.analysis.evaluate_risk`):
 
 * ``fit``       latent measurement model on the fit split (50 % of items)
 * ``lojo``      leave-one-judge-out predictions for reference + evaluation cells
@@ -26,13 +26,13 @@ from collections import defaultdict
 
 import numpy as np
 
+from judgerisk.engine.analysis import METHODS, SUBSETS, evaluate_risk, risk_context
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import auroc_table, matched_vote_auroc
 from judgerisk.risk.registry import BASELINES, risk_score_table
-from judgerisk.risk.signals import scur_scores
+from judgerisk.risk.scur import scur_scores
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import split_items
-from judgerisk.studies.analysis import METHODS, SUBSETS, evaluate_risk, risk_context
 
 TARGET_S = 30.0
 

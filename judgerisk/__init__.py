@@ -20,9 +20,9 @@ _LAZY: dict[str, str] = {
     "AGGREGATORS": "judgerisk.aggregators.aggregate",
     "aggregate": "judgerisk.aggregators.aggregate",
     "DawidSkene": "judgerisk.aggregators.dawid_skene",
-    "certify_panel": "judgerisk.studies.certified",
-    "score_panel": "judgerisk.studies.certified",
-    "select_items": "judgerisk.studies.certified",
+    "certify_panel": "judgerisk.engine.certified",
+    "score_panel": "judgerisk.engine.certified",
+    "select_items": "judgerisk.engine.certified",
     "CONDITIONS": "judgerisk.panel",
     "FAMILIES": "judgerisk.panel",
     "PanelError": "judgerisk.panel",
@@ -31,19 +31,19 @@ _LAZY: dict[str, str] = {
     "to_wide": "judgerisk.panel",
     "validate_panel": "judgerisk.panel",
     "verdicts": "judgerisk.panel",
-    "evaluate_risk": "judgerisk.studies.analysis",
-    "summarize_risk": "judgerisk.studies.analysis",
+    "evaluate_risk": "judgerisk.engine.analysis",
+    "summarize_risk": "judgerisk.engine.analysis",
     "baseline_scores": "judgerisk.risk.baselines",
     "ds_entropy": "judgerisk.risk.baselines",
     "msp": "judgerisk.risk.baselines",
     "pe": "judgerisk.risk.baselines",
     "ve": "judgerisk.risk.baselines",
     "LatentMeasurementModel": "judgerisk.risk.lmm",
-    "retention_analysis": "judgerisk.studies.retention",
-    "retention_curve": "judgerisk.studies.retention",
-    "explain": "judgerisk.risk.signals",
-    "riskiest": "judgerisk.risk.signals",
-    "scur_scores": "judgerisk.risk.signals",
+    "retention_analysis": "judgerisk.engine.retention",
+    "retention_curve": "judgerisk.engine.retention",
+    "explain": "judgerisk.risk.explain",
+    "riskiest": "judgerisk.risk.explain",
+    "scur_scores": "judgerisk.risk.scur",
     "bpe": "judgerisk.selective.confidence",
     "predictive_probability": "judgerisk.selective.confidence",
     "swap_and_aggregate": "judgerisk.selective.confidence",
@@ -68,7 +68,7 @@ _LAZY: dict[str, str] = {
     "parse_condition": "judgerisk.families",
     "register_family": "judgerisk.families",
     "perturb_items": "judgerisk.extract.perturb",
-    "ScurResult": "judgerisk.risk.signals",
+    "ScurResult": "judgerisk.risk.scur",
     "InputError": "judgerisk.validation",
     "OptionError": "judgerisk.validation",
 }
@@ -86,6 +86,9 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
         load_smollm2_llmbar_families,
         load_smollm2_llmbar_generation,
     )
+    from judgerisk.engine.analysis import evaluate_risk, summarize_risk
+    from judgerisk.engine.certified import certify_panel, score_panel, select_items
+    from judgerisk.engine.retention import retention_analysis, retention_curve
     from judgerisk.extract import extract_logprobs, load_judge
     from judgerisk.extract.perturb import perturb_items
     from judgerisk.families import family_pairs, parse_condition, register_family
@@ -100,15 +103,13 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
         verdicts,
     )
     from judgerisk.risk.baselines import baseline_scores, ds_entropy, msp, pe, ve
+    from judgerisk.risk.explain import explain, riskiest
     from judgerisk.risk.lmm import LatentMeasurementModel
-    from judgerisk.risk.signals import ScurResult, explain, riskiest, scur_scores
+    from judgerisk.risk.scur import ScurResult, scur_scores
     from judgerisk.selective.confidence import bpe, predictive_probability, swap_and_aggregate
     from judgerisk.selective.protocol import split_protocol, summarize_protocol
     from judgerisk.selective.scope import Scope, TrustOrEscalate, scope_threshold
     from judgerisk.simulate import simulate_pairs, simulate_panel
-    from judgerisk.studies.analysis import evaluate_risk, summarize_risk
-    from judgerisk.studies.certified import certify_panel, score_panel, select_items
-    from judgerisk.studies.retention import retention_analysis, retention_curve
     from judgerisk.validation import InputError, OptionError
 
 

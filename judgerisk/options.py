@@ -27,6 +27,7 @@ __all__ = [
     "PROTOCOLS",
     "InputError",
     "ORIGINAL",
+    "SWAP",
     "OptionError",
     "COUNT_MINIMA",
     "check_accelerate",
@@ -44,6 +45,8 @@ PROTOCOLS: tuple[str, str] = ("kfold", "paper")
 
 #: The condition a judge sees first (answers in the original order, the original rubric).
 ORIGINAL = "original"
+#: The original prompt with the answers in the swapped order (the one definition).
+SWAP = "swap"
 #: The six conditions of the paper (the default of extraction and simulation). Any condition a
 #: perturbation family declares is allowed (:mod:`judgerisk.families`: ``label1``, ...).
 CONDITIONS: tuple[str, ...] = (
@@ -276,7 +279,7 @@ class ReportSettings(_Settings):
 @dataclass(frozen=True)
 class ScoreSettings(_Settings):
     """The settings of ``judgerisk score``: its option defaults and those of
-    :func:`judgerisk.studies.certified.score_panel` (a test holds both to this object).
+    :func:`judgerisk.engine.certified.score_panel` (a test holds both to this object).
 
     Attributes
     ----------
@@ -315,7 +318,7 @@ class ScoreSettings(_Settings):
 @dataclass(frozen=True)
 class SelectSettings(_Settings):
     """The settings of ``judgerisk select``: its option defaults and those of
-    :func:`judgerisk.studies.certified.select_items` (a test holds both to this object).
+    :func:`judgerisk.engine.certified.select_items` (a test holds both to this object).
 
     Attributes
     ----------

@@ -45,9 +45,9 @@ from typing import TYPE_CHECKING
 
 from judgerisk._util import json_text
 from judgerisk._util.hashing import sha256_file  # re-exported: the file hash of records
-from judgerisk._util.safe_write import atomic_write_group
+from judgerisk._util.safe_write import atomic_write, atomic_write_group
 from judgerisk._util.version import package_version
-from judgerisk.panel import PanelError, atomic_write, write_table
+from judgerisk.panel import PanelError, write_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -208,7 +208,7 @@ def make_record(
     ----------
     command : list of str or str
         The command line as argv (``["judgerisk", "score", ...]``), or an API call's text
-        (``"judgerisk.studies.certified.score_panel(...)"``).
+        (``"judgerisk.engine.certified.score_panel(...)"``).
     parameters : dict
         Every parameter of the run, defaults and seeds included (JSON-able values).
     inputs : dict, optional

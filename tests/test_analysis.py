@@ -1,4 +1,4 @@
-"""Tests of judgerisk.studies.analysis: evaluate_risk, risk_table, summarize_risk."""
+"""Tests of judgerisk.engine.analysis: evaluate_risk, risk_table, summarize_risk."""
 
 import matplotlib
 import numpy as np
@@ -6,13 +6,12 @@ import pandas as pd
 import pytest
 from joblib import parallel_config
 
-from judgerisk.panel import PanelError, gold_labels, verdicts
-from judgerisk.plots.risk import plot_auroc_by_method, plot_matched_group_auroc, plot_vote_patterns
-from judgerisk.plots.style import label
-from judgerisk.risk.metrics import high_consensus, matched_vote_groups
-from judgerisk.simulate import simulate_panel
-from judgerisk.splits import split_items
-from judgerisk.studies.analysis import (
+from judgerisk._book.figures.risk import (
+    plot_auroc_by_method,
+    plot_matched_group_auroc,
+    plot_vote_patterns,
+)
+from judgerisk.engine.analysis import (
     METHODS,
     SUBSETS,
     aggregate_errors,
@@ -20,6 +19,11 @@ from judgerisk.studies.analysis import (
     risk_table,
     summarize_risk,
 )
+from judgerisk.panel import PanelError, gold_labels, verdicts
+from judgerisk.plots.style import label
+from judgerisk.risk.metrics import high_consensus, matched_vote_groups
+from judgerisk.simulate import simulate_panel
+from judgerisk.splits import split_items
 
 BASELINES_ONLY = ("pe", "ve", "msp", "ds_entropy")
 

@@ -33,8 +33,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from judgerisk.book import rerun, runbook
-from judgerisk.book.checks import (
+from judgerisk._book import rerun, runbook
+from judgerisk._book.checks import (
     article_text,
     built_pages,
     notebook_problems,
@@ -134,7 +134,7 @@ def test_conditional_prose_holds_no_section(path):
 @pytest.fixture(scope="module")
 def built_book(executed, tmp_path_factory):
     """The built HTML folder: the book is staged and built as ``make book`` does it, by
-    ``python -m judgerisk.book.runbook`` in a subprocess (a module whose ``__main__`` guard ran
+    ``python -m judgerisk._book.runbook`` in a subprocess (a module whose ``__main__`` guard ran
     before its functions were defined stopped there, and only a run as a module shows it)."""
     out, failures = executed
     if failures:
@@ -142,7 +142,7 @@ def built_book(executed, tmp_path_factory):
     if BUILT is not None:
         return BUILT / "html"
     html = tmp_path_factory.mktemp("html") / "site"
-    cmd = [sys.executable, "-m", "judgerisk.book.runbook", "--skip-execute", "--build-book"]
+    cmd = [sys.executable, "-m", "judgerisk._book.runbook", "--skip-execute", "--build-book"]
     cmd += ["--out", str(out), "--html-out", str(html), "--root", str(ROOT)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
@@ -387,7 +387,7 @@ def test_every_cite_key_is_in_the_bibliography():
                 assert key in keys, f"{path.name}: {{cite}} key {key!r} is not in references.bib"
 
 
-#: Typed direction words of a comparison (the rule of judgerisk.book.claims / BEATS_RULE).
+#: Typed direction words of a comparison (the rule of judgerisk._book.claims / BEATS_RULE).
 DIRECTION = re.compile(
     r"\b(beats?|trails?|ties with|outperforms?|underperforms?|is (?:worse|better) than)\b"
 )
@@ -529,7 +529,7 @@ def test_exercise_solutions_glue_their_numbers(stem):
 def test_typed_direction_sentences_are_checked(stem):
     """A typed "beats / ties with / trails" next to a glued number must be checked in code.
 
-    Either glue the verb (``judgerisk.book.claims.direction_word``), or back the sentence with
+    Either glue the verb (``judgerisk._book.claims.direction_word``), or back the sentence with
     ``check_direction(verb, low, high, sentence="...")`` (or an ``assert`` whose comment
     quotes it): a run whose numbers contradict the sentence then fails and the book does
     not build (``book/_authoring.md``, "Numbers in the prose").

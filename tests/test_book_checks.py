@@ -1,4 +1,4 @@
-"""The page checks that every book build runs (judgerisk.book.checks) find what they look for."""
+"""The page checks that every book build runs (judgerisk._book.checks) find what they look for."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from judgerisk.book.checks import check_book, notebook_problems, page_problems
+from judgerisk._book.checks import check_book, notebook_problems, page_problems
 
 GLUE = "application/papermill.record/"
 

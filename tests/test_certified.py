@@ -7,12 +7,7 @@ import pandas as pd
 import pytest
 
 from judgerisk.datasets import data_root
-from judgerisk.panel import PanelError
-from judgerisk.risk.registry import CERTIFIED, get_risk_score
-from judgerisk.selective.protocol import ALPHAS
-from judgerisk.selective.scope import scope_threshold
-from judgerisk.simulate import simulate_panel
-from judgerisk.studies.certified import (
+from judgerisk.engine.certified import (
     SCORE_COLUMNS,
     best_single_judge,
     certify_panel,
@@ -23,7 +18,12 @@ from judgerisk.studies.certified import (
     select_items,
     summarize_certified,
 )
-from judgerisk.studies.describe import judge_accuracy
+from judgerisk.engine.describe import judge_accuracy
+from judgerisk.panel import PanelError
+from judgerisk.risk.registry import CERTIFIED, get_risk_score
+from judgerisk.selective.protocol import ALPHAS
+from judgerisk.selective.scope import scope_threshold
+from judgerisk.simulate import simulate_panel
 
 FAST = {"lmm_params": {"accelerate": "anderson"}}
 _ROOT = data_root(required=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judgerisk.book.claims import ClaimError, check_direction, direction_word
+from judgerisk._book.claims import ClaimError, check_direction, direction_word
 
 
 def test_direction_word_follows_the_rule():

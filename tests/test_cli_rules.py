@@ -337,7 +337,7 @@ def test_every_command_writes_one_record_shape(folder, capsys):
     ("argv", "target"),
     [
         (["report", "panel.csv", "-o", "r.html", "--n-seeds", "2"], "judgerisk.report.build.render_report"),
-        (["run", "01", "--small", "-o", "n.ipynb"], "judgerisk.book.rerun.run_chapter"),
+        (["run", "01", "--small", "-o", "n.ipynb"], "judgerisk._book.rerun.run_chapter"),
     ],
 )  # fmt: skip
 def test_report_and_run_records_come_from_the_one_helper(folder, monkeypatch, argv, target):

@@ -20,7 +20,7 @@ from judgerisk.risk.registry import (
     get_risk_score,
     risk_score_table,
 )
-from judgerisk.risk.signals import scur_scores
+from judgerisk.risk.scur import scur_scores
 from judgerisk.simulate import simulate_panel
 from judgerisk.splits import split_items
 

@@ -1,18 +1,18 @@
-"""Tests of judgerisk.studies.consensus: subset overview, per-method matched groups, ties."""
+"""Tests of judgerisk._book.studies.consensus: subset overview, per-method matched groups, ties."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.panel import verdicts
-from judgerisk.risk.metrics import matched_vote_auroc, vote_patterns
-from judgerisk.simulate import simulate_panel
-from judgerisk.studies.analysis import aggregate_errors
-from judgerisk.studies.consensus import (
+from judgerisk._book.studies.consensus import (
     consensus_overview,
     distinct_within_pattern,
     matched_groups_by_method,
 )
+from judgerisk.engine.analysis import aggregate_errors
+from judgerisk.panel import verdicts
+from judgerisk.risk.metrics import matched_vote_auroc, vote_patterns
+from judgerisk.simulate import simulate_panel
 
 
 @pytest.fixture(scope="module")

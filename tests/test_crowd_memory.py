@@ -4,7 +4,7 @@ A crowd (thousands of judges, a few labels per item) fills a tiny share of its i
 tables. ``score`` and ``report`` built them densely (the baselines, the aggregators, the
 consensus and accuracy summaries, the S signal's item x judge x condition cube and the LMM's
 leave-one-judge-out sums), so 8,000 items took 3.11 GB. These tests check that the sparse path
-(:class:`judgerisk.cells.CellTable`) gives the dense path's numbers on a crowd, that a dense
+(:class:`judgerisk.panel.cell_table.CellTable`) gives the dense path's numbers on a crowd, that a dense
 panel keeps its dense tables, that no step allocates anything near a dense table, and that the
 orientation check says one thing for a crowd instead of a line per judge.
 ``benchmarks/crowd_memory.py`` measures the memory per observed cell against a dense panel.
@@ -21,13 +21,13 @@ import pytest
 
 from judgerisk import cells
 from judgerisk.aggregators import AGGREGATORS, aggregate
+from judgerisk.engine.certified import certify_panel, judge_bpe, score_panel, summarize_certified
+from judgerisk.engine.describe import consensus, judge_accuracy, panel_overview
 from judgerisk.orientation import NAMED_JUDGES, check_orientation
 from judgerisk.panel import to_wide, validate_panel, wide_table
 from judgerisk.risk.baselines import baseline_scores
 from judgerisk.risk.registry import BASELINES, get_risk_score
 from judgerisk.risk.signals import signal_s
-from judgerisk.studies.certified import certify_panel, judge_bpe, score_panel, summarize_certified
-from judgerisk.studies.describe import consensus, judge_accuracy, panel_overview
 
 
 def crowd(n_items: int, n_judges: int, per_item: int = 5, seed: int = 0) -> pd.DataFrame:
@@ -146,7 +146,7 @@ def test_no_step_allocates_a_dense_table():
 
 
 def test_scur_on_a_crowd_allocates_no_dense_table():
-    from judgerisk.risk.signals import scur_scores
+    from judgerisk.risk.scur import scur_scores
 
     panel = crowd(3000, 3000)
     tracemalloc.start()

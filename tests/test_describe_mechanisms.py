@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from judgerisk.engine.describe import MECHANISMS, error_mechanisms, judge_parameters
 from judgerisk.simulate import simulate_panel
-from judgerisk.studies.describe import MECHANISMS, error_mechanisms, judge_parameters
 
 
 def test_error_mechanisms_match_a_direct_count():
@@ -30,8 +30,8 @@ def test_judge_accuracy_counts_only_labelled_items_and_ties_half():
     """Unlabelled items are not errors; a tie is half right (the half-vote rule)."""
     import pandas as pd
 
+    from judgerisk.engine.describe import judge_accuracy
     from judgerisk.panel import validate_panel
-    from judgerisk.studies.describe import judge_accuracy
 
     rows = [
         # item 0: gold A, J1 right, J2 a tie; item 1: gold B, both right; item 2: no gold

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.book import runbook
+from judgerisk._book import runbook
 from judgerisk.datasets.examples import my_judge_table, write_my_judge
 from judgerisk.selective.data import load_single_judge
 from judgerisk.selective.protocol import VALID_SE, within_guarantee

@@ -213,7 +213,7 @@ def test_a_report_that_appeared_meanwhile_is_not_replaced(tmp_path, panel_file, 
 
 
 def test_a_chapter_run_that_appeared_meanwhile_is_not_replaced(tmp_path, monkeypatch):
-    from judgerisk.book import rerun, runbook
+    from judgerisk._book import rerun, runbook
 
     out = tmp_path / "ch.ipynb"
 

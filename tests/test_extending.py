@@ -14,11 +14,11 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from judgerisk import AGGREGATORS, aggregate, evaluate_risk, retention_analysis  # noqa: E402
+from judgerisk._book.figures.aggregate import plot_retention_curves  # noqa: E402
+from judgerisk._book.figures.risk import plot_auroc_by_method  # noqa: E402
 from judgerisk.aggregators import BaseAggregator, register_aggregator  # noqa: E402
-from judgerisk.plots.aggregate import plot_retention_curves  # noqa: E402
-from judgerisk.plots.risk import plot_auroc_by_method  # noqa: E402
+from judgerisk.engine.analysis import METHODS  # noqa: E402
 from judgerisk.risk.registry import register_risk_score  # noqa: E402
-from judgerisk.studies.analysis import METHODS  # noqa: E402
 
 FAST = {"lmm_params": {"max_iter": 60, "n_restarts": 1}}
 

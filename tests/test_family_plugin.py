@@ -45,7 +45,7 @@ def test_plugin_family_reaches_score(plugin_env, tmp_path):
     code = """
         import json, warnings
         warnings.simplefilter("ignore")
-        from judgerisk.studies.certified import score_panel
+        from judgerisk.engine.certified import score_panel
         from judgerisk.extract.perturb import perturb_items
         from judgerisk.families import FAMILIES, family_pairs
         from judgerisk.panel import validate_panel

@@ -14,14 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk.engine.certified import RISK_SCORES as SELECTABLE
+from judgerisk.engine.certified import SCORE_COLUMNS, score_panel
+from judgerisk.engine.describe import error_mechanisms, flip_rates
 from judgerisk.panel import PanelError, validate_panel
 from judgerisk.risk.metrics import auroc
 from judgerisk.risk.registry import COMPONENTS, RISK_SCORES, get_risk_score
-from judgerisk.risk.signals import scur_scores, signal_s
+from judgerisk.risk.scur import scur_scores
+from judgerisk.risk.signals import signal_s
 from judgerisk.simulate import DEFAULT_KNOBS, knob_table, simulate_panel
-from judgerisk.studies.certified import RISK_SCORES as SELECTABLE
-from judgerisk.studies.certified import SCORE_COLUMNS, score_panel
-from judgerisk.studies.describe import error_mechanisms, flip_rates
 
 NEW = ("label1", "swap_label1", "format1", "verbosity1", "verbosity2")
 FAST = {"lmm_params": {"n_restarts": 1}}

@@ -8,10 +8,7 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from judgerisk.panel import PanelError, validate_panel
-from judgerisk.risk.metrics import auroc
-from judgerisk.simulate import simulate_panel
-from judgerisk.studies.families import (
+from judgerisk._book.studies.families import (
     family_recovery,
     family_table,
     one_judge_scores,
@@ -20,7 +17,10 @@ from judgerisk.studies.families import (
     recovery_study,
     score_intervals,
 )
-from judgerisk.studies.paired import auroc_interval, paired_auroc_difference
+from judgerisk._book.studies.paired import auroc_interval, paired_auroc_difference
+from judgerisk.panel import PanelError, validate_panel
+from judgerisk.risk.metrics import auroc
+from judgerisk.simulate import simulate_panel
 
 matplotlib.use("Agg")
 
@@ -144,7 +144,7 @@ def test_position_bias_and_padding_shift_by_hand():
 
 
 def test_family_figures_draw():
-    from judgerisk.plots import families as fplots
+    from judgerisk._book.figures import families as fplots
     from judgerisk.plots import style
 
     panel, _ = _one_judge()

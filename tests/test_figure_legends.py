@@ -8,9 +8,9 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from judgerisk._book.figures.real_judge import plot_confidence_metrics  # noqa: E402
+from judgerisk._book.figures.selective import reliability_diagrams, risk_coverage_curves  # noqa: E402
 from judgerisk.plots import style  # noqa: E402
-from judgerisk.plots.real_judge import plot_confidence_metrics  # noqa: E402
-from judgerisk.plots.selective import reliability_diagrams, risk_coverage_curves  # noqa: E402
 
 
 def test_reliability_legend_sits_in_the_spare_cell_with_a_neutral_swatch():

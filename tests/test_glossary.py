@@ -1,6 +1,6 @@
 """The glossary page and the chapters define the risk scores in the same words.
 
-``judgerisk.plots.glossary.DEFINITIONS`` is the one wording; the glossary page must state it
+``judgerisk._book.figures.glossary.DEFINITIONS`` is the one wording; the glossary page must state it
 (MyST links removed), and the conclusion pastes it instead of restating a definition.
 """
 
@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from judgerisk.book import runbook
-from judgerisk.plots.glossary import DEFINITIONS, define
+from judgerisk._book import runbook
+from judgerisk._book.figures.glossary import DEFINITIONS, define
 
 GLOSSARY = runbook.REPO_ROOT / "book" / "glossary.md"
 

@@ -25,9 +25,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judgerisk._util.safe_write import atomic_write
 from judgerisk.cli import EXIT_USAGE, main
 from judgerisk.cli.verify import verify
-from judgerisk.panel import atomic_write
 from judgerisk.provenance import read_record, sidecar_path, write_table_with_record
 from judgerisk.simulate import simulate_panel
 
@@ -97,7 +97,7 @@ def test_1_stale_temporaries_of_dead_processes_are_swept(tmp_path):
 _SLOW_WRITER = """
 import sys, time
 from pathlib import Path
-from judgerisk.panel import atomic_write
+from judgerisk._util.safe_write import atomic_write
 def write(tmp):
     tmp.write_text("partial")
     Path(sys.argv[2]).write_text("ready")
@@ -304,7 +304,7 @@ def test_5_crafted_sizes_are_refused_before_any_recomputation(tmp_path, capsys):
 def test_7_scoring_runs_blas_on_one_thread_whatever_the_environment(victim, monkeypatch):
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    import judgerisk.studies.certified as certified
+    import judgerisk.engine.certified as certified
 
     real, seen = certified.score_panel, []
 
@@ -480,7 +480,7 @@ def test_record_names_uncommitted_changes(tmp_path):
 
 
 def test_11_parameter_check_follows_the_default():
-    from judgerisk.book.rerun import check_parameter
+    from judgerisk._book.rerun import check_parameter
 
     assert check_parameter("alphas", [0.1], "(0.05, 0.10)") == [0.1]
     assert check_parameter("accelerate", None, '"anderson"') is None  # "off"

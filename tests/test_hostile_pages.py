@@ -185,7 +185,7 @@ def test_reports_on_hostile_names_are_inert(hostile_files, tmp_path, which):
 
 def test_a_run_page_on_hostile_names_is_inert(hostile_files, tmp_path, monkeypatch):
     from judgerisk import cli
-    from judgerisk.book import render
+    from judgerisk._book import render
 
     monkeypatch.chdir(tmp_path)
     argv = ["run", "11", "--small", "--param", f"panel_path={hostile_files['panel']}"]

@@ -419,8 +419,8 @@ def test_tie_cells_are_their_own_value_in_matched_votes():
 
 
 def test_a_tie_is_half_a_flip_under_the_swap():
+    from judgerisk.engine.describe import flip_rates
     from judgerisk.panel import validate_panel
-    from judgerisk.studies.describe import flip_rates
 
     # item 1: A then B (a flip); item 2: A then tie (half); item 3: tie then tie (none)
     panel = pd.DataFrame(
@@ -437,7 +437,7 @@ def test_a_tie_is_half_a_flip_under_the_swap():
 
 
 def test_tie_effect_counts_what_half_votes_change():
-    from judgerisk.studies.describe import tie_effect
+    from judgerisk.engine.describe import tie_effect
 
     effect = tie_effect(_two_two_tie())
     # y: A, tie, B -> vote share 1/2 now (was 1/3): its entropy changes, its mean p is 1/2

@@ -299,9 +299,9 @@ def _arena_hard_pairs() -> list[tuple[float, float]]:
 def test_one_judge_consistency_counts_a_tie_against_a_tie_as_the_same_verdict(
     fmt, path, options, pairs
 ):
+    from judgerisk.engine.describe import flip_rates
     from judgerisk.report.one_judge import one_judge_overview, order_consistency
     from judgerisk.selective.one_judge import bpe_table
-    from judgerisk.studies.describe import flip_rates
 
     raw = pairs()
     assert (0.5, 0.5) in raw  # the real file holds a tie in both orders

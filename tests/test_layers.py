@@ -1,8 +1,8 @@
 """The package's layers: no import runs up a layer, and no two modules import each other.
 
 Layer order (CONTRIBUTING, "Layers"): contract and checks (with the inputs that produce a
-panel) → estimators → studies → presentation → commands and book tooling. A module may import
-its own layer or a lower one. The layers are the package's folders: the flat modules at the top
+panel) → estimators → engine → presentation → commands and the book's own code. A module may
+import its own layer or a lower one. The layers are the package's folders: the flat modules at the top
 of ``judgerisk/`` are the data contract, and each folder has one layer (:data:`FOLDERS`), so a new
 module needs no entry. Package ``__init__`` files are re-export facades and are not checked as
 importers.
@@ -16,18 +16,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "judgerisk"
 
-CONTRACT, ESTIMATORS, STUDIES, PRESENTATION, COMMANDS = range(5)
+CONTRACT, ESTIMATORS, ENGINE, PRESENTATION, COMMANDS = range(5)
 NAMES = (
     "contract and checks",
     "estimators",
-    "studies",
+    "engine",
     "presentation",
-    "commands and book tooling",
+    "commands and the book's own code",
 )
 
 #: Folder of the package -> its layer; a flat module of ``judgerisk/`` is the contract.
 FOLDERS: dict[str, int] = {
-    "_util": CONTRACT,  # registry, progress, determinism, safe writing, hashing, version
+    "_util": CONTRACT,
+    "panel": CONTRACT,  # the data contract: checks, files, reshaping, one-judge pairs, cells  # registry, progress, determinism, safe writing, hashing, version
     "datasets": CONTRACT,  # inputs: public data sets, importers, extraction
     "importers": CONTRACT,
     "extract": CONTRACT,
@@ -35,11 +36,11 @@ FOLDERS: dict[str, int] = {
     "aggregators": ESTIMATORS,
     "risk": ESTIMATORS,
     "selective": ESTIMATORS,
-    "studies": STUDIES,  # analyses, retention, comparisons, certified decisions, presets
+    "engine": ENGINE,  # score / select / certify, the risk scores' evaluation, retention
     "plots": PRESENTATION,
     "report": PRESENTATION,  # report builders, their sentences, templates and checks
     "cli": COMMANDS,
-    "book": COMMANDS,  # runbook, rerun, render, claims
+    "_book": COMMANDS,  # private: the chapters' studies and figures, runbook, rerun, render
 }
 #: At most this many flat modules at the top of ``judgerisk/`` (besides ``__init__``).
 MAX_FLAT = 12
@@ -172,7 +173,8 @@ def test_layer_map_reads_the_folder():
     assert layer_of("judgerisk.selective.registry") == ESTIMATORS
     assert layer_of("judgerisk.selective.protocol") == ESTIMATORS
     assert layer_of("judgerisk.plots.new_figure") == PRESENTATION
-    assert layer_of("judgerisk.studies.analysis") == STUDIES
+    assert layer_of("judgerisk.engine.analysis") == ENGINE
+    assert layer_of("judgerisk._book.studies.paired") == COMMANDS
     assert layer_of("judgerisk.risk.lmm") == ESTIMATORS
     assert layer_of("judgerisk.cli.new_command") == COMMANDS
     assert layer_of("judgerisk.panel") == CONTRACT
@@ -199,15 +201,15 @@ def test_the_checks_can_fail():
     bad = {
         "judgerisk.aggregators.base": {"judgerisk.plots.style"},
         "judgerisk.plots.style": {"judgerisk.aggregators.base"},
-        "judgerisk.book.rerun": {"judgerisk.book.runbook"},
-        "judgerisk.book.runbook": {"judgerisk.book.rerun"},
+        "judgerisk._book.rerun": {"judgerisk._book.runbook"},
+        "judgerisk._book.runbook": {"judgerisk._book.rerun"},
     }
     assert upward_imports(bad) == [
         "judgerisk.aggregators.base (estimators) imports judgerisk.plots.style (presentation)"
     ]
     assert sorted(import_cycles(bad)) == [
+        ["judgerisk._book.rerun", "judgerisk._book.runbook"],
         ["judgerisk.aggregators.base", "judgerisk.plots.style"],
-        ["judgerisk.book.rerun", "judgerisk.book.runbook"],
     ]
     through_a_facade = {
         "judgerisk.risk": {"judgerisk.risk.lmm"},
@@ -219,4 +221,4 @@ def test_the_checks_can_fail():
     ]
     # the parser sees a function-level import and `from package import submodule`
     assert "judgerisk.aggregators.base" in GRAPH["judgerisk.plots.style"]
-    assert "judgerisk.plots.style" in GRAPH["judgerisk.plots.aggregate"]
+    assert "judgerisk.plots.style" in GRAPH["judgerisk._book.figures.aggregate"]

@@ -10,6 +10,7 @@ import pytest
 from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
+from judgerisk._book.studies.drift import sweep_drift
 from judgerisk.datasets import data_root
 from judgerisk.datasets.llmbar import load_llmbar_panel
 from judgerisk.panel import CONDITIONS, PanelError, encode_panel, validate_panel
@@ -24,7 +25,6 @@ from judgerisk.risk.lmm_solver import (
     state_mask,
 )
 from judgerisk.simulate import simulate_panel
-from judgerisk.studies.drift import sweep_drift
 from judgerisk.validation import DEFAULT_ACCELERATE
 
 _DATA = data_root(required=False)

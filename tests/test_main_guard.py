@@ -1,6 +1,6 @@
 """A module run as ``python -m`` must be complete when its ``__main__`` guard runs.
 
-``make book`` runs ``python -m judgerisk.book.runbook``. With the ``if __name__ == "__main__":`` block
+``make book`` runs ``python -m judgerisk._book.runbook``. With the ``if __name__ == "__main__":`` block
 above some functions, ``main()`` ran before they were defined and staging the book stopped with
 a ``NameError``, while every test that imported the module saw it complete. Two checks keep that
 from coming back: the guard is the last statement of every module that has one (a lint over the
@@ -114,7 +114,7 @@ def test_the_runbook_stages_the_book_when_run_with_python_m(tmp_path):
     for md in sources:
         (root / "notebooks" / md.name).write_bytes(md.read_bytes())
         nbformat.write(nbformat.v4.new_notebook(), executed / f"{md.stem}.ipynb")
-    cmd = [sys.executable, "-m", "judgerisk.book.runbook", "--skip-execute", "--stage-only"]
+    cmd = [sys.executable, "-m", "judgerisk._book.runbook", "--skip-execute", "--stage-only"]
     cmd += ["--out", str(executed), "--root", str(root)]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -3,9 +3,9 @@
 import pytest
 
 from judgerisk.cli import build_parser
+from judgerisk.engine.certified import accelerate_options, select_items
 from judgerisk.panel import PanelError
 from judgerisk.risk.lmm import LatentMeasurementModel
-from judgerisk.studies.certified import accelerate_options, select_items
 from judgerisk.validation import (
     ACCELERATIONS,
     InputError,
@@ -54,9 +54,9 @@ def test_accelerate_rejects_unknown_everywhere():
 
 def test_error_labels_agree_across_apis(simulated_panel):
     from judgerisk.aggregators import aggregate
+    from judgerisk.engine.analysis import aggregate_errors
+    from judgerisk.engine.certified import panel_errors
     from judgerisk.panel import gold_labels
-    from judgerisk.studies.analysis import aggregate_errors
-    from judgerisk.studies.certified import panel_errors
     from judgerisk.validation import error_labels
 
     panel = simulated_panel(n_items=50, n_judges=3, seed=2)
@@ -120,8 +120,8 @@ def test_report_settings_are_one_object_for_cli_library_and_notebook():
 def test_score_and_select_settings_are_the_cli_and_library_defaults():
     import inspect
 
+    from judgerisk.engine.certified import accelerate_options, score_panel, select_items
     from judgerisk.options import ScoreSettings, SelectSettings
-    from judgerisk.studies.certified import accelerate_options, score_panel, select_items
 
     score = ScoreSettings().as_parameters()
     args = build_parser().parse_args(["score", "p.csv", "-o", "s.csv"])

@@ -62,11 +62,11 @@ def test_no_literal_copy_of_the_analysis_defaults():
 
 
 def test_the_signatures_read_the_settings():
+    from judgerisk._book.studies.paired import compare_scores
+    from judgerisk.engine.analysis import evaluate_risk
     from judgerisk.risk.metrics import high_consensus, probability_high_consensus
-    from judgerisk.risk.signals import scur_scores
+    from judgerisk.risk.scur import scur_scores
     from judgerisk.splits import split_items
-    from judgerisk.studies.analysis import evaluate_risk
-    from judgerisk.studies.paired import compare_scores
 
     def default(func, name):
         return inspect.signature(func).parameters[name].default

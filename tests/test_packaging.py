@@ -16,7 +16,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from judgerisk.book import rerun
+from judgerisk._book import rerun
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -79,7 +79,7 @@ def _fake_install(site: Path, shipped: bool):
 def test_a_wheel_install_finds_the_chapters_it_carries(tmp_path, monkeypatch):
     monkeypatch.setattr(rerun, "_package_dir", _fake_install(tmp_path / "site", shipped=True))
     found = rerun.installed_chapters()
-    assert found == (tmp_path / "site" / "judgerisk" / "_book" / "notebooks").resolve()
+    assert found == (tmp_path / "site" / "judgerisk" / "_book" / "sources" / "notebooks").resolve()
     monkeypatch.delenv(rerun.ENV_CHAPTERS, raising=False)
     assert [p.name for p in rerun.chapter_sources()] == ["04_scur_signals.md"]
 

@@ -10,20 +10,20 @@ import pytest
 from scipy.stats import binom
 from sklearn.metrics import roc_auc_score
 
-from judgerisk.plots import text as text_
-from judgerisk.risk.lmm import LatentMeasurementModel
-from judgerisk.risk.metrics import matched_vote_auroc
-from judgerisk.risk.registry import BASELINES
-from judgerisk.simulate import simulate_panel
-from judgerisk.studies import paired
-from judgerisk.studies.analysis import SUBSET_NAMES
-from judgerisk.studies.paired import (
+from judgerisk._book.figures import text as text_
+from judgerisk._book.studies import paired
+from judgerisk._book.studies.paired import (
     compare_scores,
     paired_auroc_difference,
     verdict,
     weighted_auroc,
 )
-from judgerisk.studies.pooled import ABLATION, OPTIONS, pooled_scores
+from judgerisk._book.studies.pooled import ABLATION, OPTIONS, pooled_scores
+from judgerisk.engine.analysis import SUBSET_NAMES
+from judgerisk.risk.lmm import LatentMeasurementModel
+from judgerisk.risk.metrics import matched_vote_auroc
+from judgerisk.risk.registry import BASELINES
+from judgerisk.simulate import simulate_panel
 
 
 def test_weighted_auroc_by_hand():
@@ -209,7 +209,12 @@ def test_reporting_helpers():
 
 
 def test_ablation_and_option_tables():
-    from judgerisk.studies.ablation import ablation_table, family_table, gain_carrier, option_table
+    from judgerisk._book.studies.ablation import (
+        ablation_table,
+        family_table,
+        gain_carrier,
+        option_table,
+    )
 
     panel = simulate_panel(n_items=300, seed=4).data
     pooled = pooled_scores(panel, seeds=range(3), options=OPTIONS, ablation=True)

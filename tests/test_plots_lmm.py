@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from judgerisk.plots.lmm import plot_loo_item  # noqa: E402
+from judgerisk._book.figures.lmm import plot_loo_item  # noqa: E402
 
 
 def _one_item(n_judges: int = 5, n_conditions: int = 6) -> pd.DataFrame:

@@ -51,6 +51,7 @@ def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_de
     import numpy as np
     import pandas as pd
 
+    from judgerisk.engine.certified import score_selectors
     from judgerisk.selective.protocol import split_protocol
     from judgerisk.selective.registry import (
         REPORTED_SELECTORS,
@@ -59,7 +60,6 @@ def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_de
         register_selector,
         unregister_selector,
     )
-    from judgerisk.studies.certified import score_selectors
 
     class MedianKernel:
         """Accept the test items at or below the calibration median of the uncertainty."""
@@ -96,9 +96,9 @@ def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_de
         m_slow = slow[slow["method"] == "median"][cols].to_numpy()
         np.testing.assert_allclose(m_fast, m_slow)
         # ... and reaches the certified table and figure of the report and chapter 11
+        from judgerisk.engine.certified import certify_panel, summarize_certified
         from judgerisk.plots.certified import certified_table, plot_certified_summary
         from judgerisk.simulate import simulate_panel
-        from judgerisk.studies.certified import certify_panel, summarize_certified
 
         panel = simulate_panel(n_items=120, n_judges=3, seed=2).data
         summary = summarize_certified(certify_panel(panel, n_splits=10, n_seeds=1))
@@ -121,9 +121,9 @@ def test_unregistered_instances_are_accepted_where_names_are(simulated_panel):
 
     from judgerisk.aggregators import AGGREGATORS, aggregate
     from judgerisk.aggregators.majority import MajorityVote
+    from judgerisk.engine.analysis import evaluate_risk
+    from judgerisk.engine.retention import retention_analysis
     from judgerisk.risk.registry import RISK_SCORES, RiskScore
-    from judgerisk.studies.analysis import evaluate_risk
-    from judgerisk.studies.retention import retention_analysis
 
     def spread(probs, votes, fit_items, items):
         return probs.loc[items].std(axis=1, ddof=0).fillna(0.0)

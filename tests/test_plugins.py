@@ -71,10 +71,10 @@ def test_plugin_appears_wherever_the_builtins_do(plugin_env, tmp_path):
         """
         import json
         from judgerisk.aggregators import AGGREGATORS, aggregate
-        from judgerisk.studies.certified import score_panel
+        from judgerisk.engine.certified import score_panel
         from judgerisk.plots import style
         from judgerisk.risk.registry import BASELINES, COMPARED, get_risk_score
-        from judgerisk.studies.analysis import risk_table
+        from judgerisk.engine.analysis import risk_table
         from judgerisk.simulate import simulate_panel
 
         panel = simulate_panel(n_items=60, n_judges=3, seed=0).data

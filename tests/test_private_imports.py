@@ -4,7 +4,8 @@ A name starting with ``_`` belongs to its module; a module whose name starts wit
 to its package. Shared checks live in :mod:`judgerisk.validation`'s public functions instead.
 The rule covers the package, the benchmarks, the tests and the chapters' code cells; a test file
 ``tests/test_x.py`` may import private names of the module ``x`` it tests, and the tests may
-import the package's private helpers ``judgerisk._util`` (white-box tests).
+import the package's private helpers ``judgerisk._util`` (white-box tests); the chapters, the
+tests and the benchmarks may import the book's own code, ``judgerisk._book``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ CHAPTERS = sorted((ROOT / "notebooks").glob("*.md"))
 _CODE_CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 #: A code cell's YAML option block (``---`` ... ``---`` at its top: figure captions, tags).
 _OPTIONS = re.compile(r"\A---\n.*?\n---\n", re.S)
+
+
+#: Who may import the book's private folder ``judgerisk._book`` from outside the package: the
+#: chapters (``notebooks``), the tests and the benchmarks.
+BOOK_SIDE = ("notebooks", "tests.", "benchmarks.")
 
 
 def _module_of(path: Path) -> str:
@@ -65,6 +71,8 @@ def violations(source: str, importer: str) -> list[str]:
                 continue
             if importer.startswith("tests.") and mod.startswith("judgerisk._util"):
                 continue  # white-box tests of the private helpers
+            if importer.startswith(BOOK_SIDE) and mod.startswith("judgerisk._book"):
+                continue  # the book's own code serves the chapters, their tests and benchmarks
             for i in _private_parts(mod):
                 if i == 0 or mod.split(".")[i].startswith("__"):
                     continue
@@ -92,7 +100,12 @@ def test_chapters_use_public_names(path):
 
 def test_rule_catches_a_violation():
     src = "from judgerisk.selective.scope import _check_alpha\nimport judgerisk.datasets._paths\n"
-    assert len(violations(src, "judgerisk.studies.analysis")) == 2
+    assert len(violations(src, "judgerisk.engine.analysis")) == 2
     assert (
         violations("from judgerisk.datasets._paths import data_dir", "judgerisk.datasets.x") == []
     )
+    book = "from judgerisk._book.studies.paired import verdict\n"
+    assert violations(book, "notebooks") == violations(book, "judgerisk.cli.run") == []
+    assert violations(book, "recipes.smollm2_llmbar") == [
+        "import of private module judgerisk._book.studies.paired"
+    ]

@@ -151,8 +151,8 @@ _DETERMINISM = """
 import hashlib, sys, warnings
 warnings.simplefilter("ignore")
 import pandas as pd
-from judgerisk.studies.certified import score_panel
-from judgerisk.studies.analysis import evaluate_risk
+from judgerisk.engine.certified import score_panel
+from judgerisk.engine.analysis import evaluate_risk
 from judgerisk.simulate import simulate_panel
 panel = simulate_panel(n_items=120, n_judges=4, seed=11).data
 scores = score_panel(panel, n_seeds=2, seed=5, aggregators=("majority", "dawid_skene"))

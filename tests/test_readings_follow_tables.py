@@ -16,8 +16,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from judgerisk.book import runbook
-from judgerisk.book.render import glued_values
+from judgerisk._book import runbook
+from judgerisk._book.render import glued_values
 from judgerisk.datasets import available, data_root
 
 ROOT = Path(__file__).resolve().parents[1]

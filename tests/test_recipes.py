@@ -164,7 +164,7 @@ def test_risk_score_recipe_is_finite_on_a_one_condition_panel(env, tmp_path):
         import numpy as np
         from judgerisk.risk.baselines import baseline_scores
         from judgerisk.simulate import simulate_panel
-        from judgerisk.studies.certified import score_selectors
+        from judgerisk.engine.certified import score_selectors
 
         assert "cal_median" in score_selectors()  # the selector recipe: certify_panel runs it
 

@@ -98,25 +98,28 @@ def _set_reported(source: str, quoted: str) -> str:
 
 
 def _add_importer_line(source: str, body: str) -> str:
-    """Recipe 6's ``Importer("my_tool", reader, files=, options=, layout=)`` as one more row
-    (name, files, options, layout) of the tuple ``BUILTIN_FORMATS`` is built from."""
+    """Recipe 6's ``Importer("my_tool", read_my_tool, files=, options=, layout=)`` as one more
+    entry of the tuple ``BUILTIN_FORMATS``, its reader named in full
+    (``judgerisk.importers.my_tool:read_my_tool``)."""
     quoted = re.search(r"`\w+ = (Importer\(.*?\))`", body, re.S)
     assert quoted, "recipe 6 quotes its Importer"
     call = ast.parse(quoted.group(1), mode="eval").body
-    assert isinstance(call, ast.Call)
-    kw = {k.arg: ast.unparse(k.value) for k in call.keywords}
-    row = f"({ast.unparse(call.args[0])}, {kw['files']}, {kw['options']}, {kw['layout']}),"
+    assert isinstance(call, ast.Call) and isinstance(call.args[1], ast.Name)
+    name = ast.literal_eval(call.args[0])
+    reader = ast.Constant(f"judgerisk.importers.{name}:{call.args[1].id}")
+    entry = ast.unparse(ast.Call(call.func, [call.args[0], reader], call.keywords))
     formats, _ = _find(
         source, lambda n: getattr(n, "target", None) and n.target.id == "BUILTIN_FORMATS"
     )
-    rows = next(n for n in ast.walk(formats) if isinstance(n, ast.comprehension)).iter
-    if call.args[0].value in [ast.literal_eval(r.elts[0]) for r in rows.elts]:
+    entries = formats.value
+    assert isinstance(entries, ast.Tuple)
+    if name in [ast.literal_eval(e.args[0]) for e in entries.elts]:
         return source  # a checkout where recipe 6 was followed already
-    at = (rows.lineno, rows.col_offset)  # the same node in _replace's parse
+    at = (entries.lineno, entries.col_offset)  # the same node in _replace's parse
     return _replace(
         source,
         lambda n: isinstance(n, ast.Tuple) and (n.lineno, n.col_offset) == at,
-        lambda text: f"{text[:-1]}    {row}\n    )",
+        lambda text: f"{text[:-1]}    {entry},\n)",
     )
 
 

@@ -15,7 +15,7 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 
 from judgerisk import cli  # noqa: E402
-from judgerisk.book import render, rerun, runbook  # noqa: E402
+from judgerisk._book import render, rerun, runbook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

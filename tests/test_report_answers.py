@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk.engine.certified import select_items
 from judgerisk.report.content import (
     MIN_ERRORS,
     MIN_LABELLED,
@@ -25,7 +26,6 @@ from judgerisk.report.content import (
     riskiest_table,
     small_sample_caution,
 )
-from judgerisk.studies.certified import select_items
 
 
 def test_risk_digits_separate_values_that_round_alike():

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from judgerisk import cli
-from judgerisk.book import rerun, runbook
+from judgerisk._book import rerun, runbook
 from judgerisk.simulate import simulate_panel
 
 

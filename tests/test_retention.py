@@ -5,15 +5,15 @@ import pandas as pd
 import pytest
 
 from judgerisk.aggregators.aggregate import AGGREGATORS
-from judgerisk.simulate import simulate_panel
-from judgerisk.studies.analysis import METHODS
-from judgerisk.studies.retention import (
+from judgerisk.engine.analysis import METHODS
+from judgerisk.engine.retention import (
     RHOS,
     gains_at,
     retention_analysis,
     retention_curve,
     summarize_retention,
 )
+from judgerisk.simulate import simulate_panel
 
 
 def test_curve_by_hand_and_ceil():
@@ -112,8 +112,8 @@ def test_analysis_rejects_bad_arguments():
 
 def test_every_retention_api_agrees():
     """retention_curve, retention_table and retention_analysis give one number per tie rule."""
+    from judgerisk.engine.analysis import risk_table
     from judgerisk.risk.metrics import retention_table
-    from judgerisk.studies.analysis import risk_table
 
     risk, err = pd.Series([0, 0, 0, 0, 1.0]), pd.Series([1, 0, 0, 0, 0])
     for ties, want in (("average", 0.75), ("stable", 2 / 3)):
@@ -129,7 +129,7 @@ def test_every_retention_api_agrees():
 
 
 def test_retention_plot_by_aggregator_or_method():
-    from judgerisk.plots.aggregate import plot_retention_curves
+    from judgerisk._book.figures.aggregate import plot_retention_curves
 
     table = pd.DataFrame(
         {

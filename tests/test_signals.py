@@ -9,14 +9,12 @@ import pytest
 
 from judgerisk.panel import validate_panel
 from judgerisk.risk.ecdf import FrozenECDF
+from judgerisk.risk.explain import explain, riskiest
+from judgerisk.risk.scur import ScurResult, scur_scores
 from judgerisk.risk.signals import (
     Z_FLOOR,
-    ScurResult,
     binary_entropy,
     combine_scur,
-    explain,
-    riskiest,
-    scur_scores,
     signal_c,
     signal_s,
     signal_u,
@@ -539,7 +537,7 @@ def test_plots_draw(sim, sim_result):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from judgerisk.plots.signals import (
+    from judgerisk._book.figures.signals import (
         plot_item_walkthrough,
         plot_risk_reasons,
         plot_scur_by_outcome,

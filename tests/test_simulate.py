@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk.engine.describe import consensus, flip_rates, judge_accuracy, panel_overview
 from judgerisk.panel import CONDITIONS, validate_panel
 from judgerisk.simulate import DEFAULT_KNOBS, simulate_pairs, simulate_panel
-from judgerisk.studies.describe import consensus, flip_rates, judge_accuracy, panel_overview
 
 
 @pytest.fixture(scope="module")

@@ -83,7 +83,7 @@ def test_crowd_panel_fits_and_scores_within_a_generous_limit():
         """
         import warnings
         from tests.test_sparse_panels import crowd_panel
-        from judgerisk.studies.certified import score_panel
+        from judgerisk.engine.certified import score_panel
         warnings.simplefilter("ignore")
         out = score_panel(crowd_panel(), n_seeds=1, aggregators=("majority",))
         assert out["scur"].notna().all()

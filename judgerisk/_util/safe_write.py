@@ -1,6 +1,6 @@
 """Writes that cannot be redirected and never leave a partial output.
 
-:func:`atomic_write` (re-exported as :func:`judgerisk.panel.atomic_write`) and
+:func:`atomic_write` (the one place it is defined and imported from) and
 :func:`atomic_write_group` write into a fresh private folder created in the target's folder
 (:func:`tempfile.mkdtemp`: ``mkdir`` is exclusive, never follows a link, gets an
 unpredictable name and mode 0700), then publish with :func:`os.replace`, which replaces the

@@ -66,6 +66,8 @@ def aggregate(
     method: str | BaseAggregator,
     fit_items: Iterable | None = None,
     random_state: int | None = None,
+    *,
+    check_input: bool = True,
     **options: Any,
 ) -> pd.DataFrame:
     r"""Aggregate a panel's original-condition judgements into one verdict per item.
@@ -84,6 +86,10 @@ def aggregate(
         parameters frozen. Makes no difference to ``"majority"`` (no parameters).
     random_state : int, optional
         Seed for aggregators with random restarts (MACE); the others are deterministic.
+    check_input : bool, default True
+        Validate the panel (:func:`judgerisk.panel.validate_panel`). ``False`` is for callers
+        that pass a panel they validated where it entered (the engine's repetitions): the
+        checks are skipped, so anything else gives undefined results.
     **options
         Passed to the registered class: :class:`MajorityVote` (none),
         :class:`~judgerisk.aggregators.dawid_skene.DawidSkene`, :class:`MACE`, :class:`GLAD` or
@@ -104,8 +110,9 @@ def aggregate(
     :meth:`~BaseAggregator.predict` for the others, given the same probabilities.
     """
     est = make_aggregator(method, random_state=random_state, **options)
-    panel = validate_panel(panel, conditions=None)
-    # a crowd's tables are held by their cells (judgerisk.cells): memory grows with its cells
+    if check_input:
+        panel = validate_panel(panel, conditions=None)
+    # a crowd's tables are held by their cells (judgerisk.panel.cell_table): memory grows with its cells
     probs = wide_table(panel, value="p", condition=ORIGINAL)
     table = probs if est.uses == "p" else wide_table(panel, value="verdict", condition=ORIGINAL)
     if isinstance(table, pd.DataFrame):

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk._util.registry import Registry
-from judgerisk.cells import CellTable
+from judgerisk.panel.cell_table import CellTable
 from judgerisk.validation import align_judges, check_probs, check_votes, to_labels
 
 __all__ = [
@@ -62,7 +62,7 @@ class BaseAggregator(ABC):
     uses: ClassVar[Literal["verdict", "p"]] = "verdict"
     #: Whether :meth:`fit` learns parameters (False: the posterior of an item depends only on it).
     has_parameters: ClassVar[bool] = True
-    #: Whether :meth:`_fit` and :meth:`_posterior` also take a :class:`~judgerisk.cells.CellTable`
+    #: Whether :meth:`_fit` and :meth:`_posterior` also take a :class:`~judgerisk.panel.cell_table.CellTable`
     #: (a sparse panel's table, by its cells); a rule that does not gets the dense table.
     supports_cells: ClassVar[bool] = False
 

@@ -12,8 +12,8 @@ from scipy import sparse
 from scipy.special import expit
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
-from judgerisk.cells import CellTable, is_sparse
 from judgerisk.options import check_count
+from judgerisk.panel.cell_table import CellTable, is_sparse
 from judgerisk.validation import binary_indicators, check_votes
 
 __all__ = ["DawidSkene", "check_votes"]

@@ -9,7 +9,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
-from judgerisk.cells import CellTable
+from judgerisk.panel.cell_table import CellTable
 from judgerisk.validation import check_votes, to_labels
 
 __all__ = ["MajorityVote", "majority_tie_rule", "majority_vote"]

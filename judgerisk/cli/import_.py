@@ -21,6 +21,7 @@ from judgerisk.cli.common import (
     command_record,
     write_output,
 )
+from judgerisk.options import SWAP
 
 if TYPE_CHECKING:  # building the parser imports no pandas
     import pandas as pd
@@ -39,7 +40,6 @@ _OPTIONS = (
     "gold",
     "columns",
 )
-_SWAP = "swap"
 #: What ``--duplicates`` does unless told: refuse a cell read twice, naming both records.
 DEFAULT_DUPLICATES = "error"
 
@@ -200,12 +200,12 @@ def _import(params: dict, paths: list) -> tuple[pd.DataFrame, dict]:
 
 def _next_step(panel: pd.DataFrame, output: str) -> str:
     """The ``next:`` sentence: only a command that accepts this panel, else what is missing."""
-    from judgerisk.coverage import judge_groups, no_shared_items
+    from judgerisk.panel.overlap import judge_groups, no_shared_items
 
     groups = judge_groups(panel)
     if len(groups) > 1:
         return f"not a panel: {no_shared_items(groups)}"
-    swap = _SWAP in set(panel["condition"])
+    swap = SWAP in set(panel["condition"])
     if sum(map(len, groups)) >= 2:
         return f"next: judgerisk report {output} -o report.html"
     if swap:

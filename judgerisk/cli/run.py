@@ -67,8 +67,8 @@ class Run(Command):
         add_overwrite(p)
 
     def run(self, args: argparse.Namespace) -> int:
-        from judgerisk.book.render import time_warning
-        from judgerisk.book.rerun import (
+        from judgerisk._book.render import time_warning
+        from judgerisk._book.rerun import (
             chapter_parameters,
             find_chapter,
             parse_assignment,

@@ -17,7 +17,6 @@ from judgerisk.cli.common import (
     count_of,
     names,
     panel_size,
-    positive_int,
     say,
     seed,
     settings_from,
@@ -93,10 +92,6 @@ class Score(Command):
             default=ss.n_folds,
             help="folds K of each repetition under --protocol kfold (at least 3)",
         )
-        # removed with the top-up: refused with a one-line error (exit 2) if given
-        p.add_argument(
-            "--max-seeds", type=positive_int, default=argparse.SUPPRESS, help=argparse.SUPPRESS
-        )
         p.add_argument("--seed", type=seed, default=ss.seed, help="first split's seed")
         p.add_argument(
             "--aggregators",
@@ -123,7 +118,7 @@ class Score(Command):
         record = command_record(args, {"panel": (args.panel, len(panel))})
         say(args, f"scoring {panel_size(panel)} with {settings.n_seeds} repetition(s)")
         progress = want_progress(args.progress)
-        table = _score(panel, settings, getattr(args, "max_seeds", None), progress)
+        table = _score(panel, settings, progress)
         out = {"seeds": table.attrs.get("seeds", []), "n_items": len(table)}
         out.update(columns=list(table.columns), ties=count_ties(panel))
         write_output(args, table.reset_index(), args.output, record, out)
@@ -146,8 +141,7 @@ def panel_sizes(record: dict, n_output: int, loaded: dict) -> list[str]:
     from judgerisk.report.record_checks import MAX_SEEDS, record_int
 
     params = record["parameters"]
-    n_seeds = record_int(params, "n_seeds", 1, MAX_SEEDS)
-    record_int(params, "max_seeds", n_seeds or 1, MAX_SEEDS, None)
+    record_int(params, "n_seeds", 1, MAX_SEEDS)
     record_int(params, "seed", 0, 2**32 - 1)
     n_items = loaded["panel"]["item"].nunique()
     if n_items != n_output:
@@ -158,12 +152,11 @@ def panel_sizes(record: dict, n_output: int, loaded: dict) -> list[str]:
 def _score(
     panel: pd.DataFrame,
     settings: ScoreSettings,
-    max_seeds: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """``score_panel`` with ``settings``, on one BLAS thread (the numbers ``verify`` expects)."""
     from judgerisk._util.determinism import one_blas_thread
-    from judgerisk.studies.certified import accelerate_options, score_panel
+    from judgerisk.engine.certified import accelerate_options, score_panel
 
     with one_blas_thread():  # identical numbers whatever the BLAS thread count (verify)
         return score_panel(
@@ -171,7 +164,6 @@ def _score(
             n_seeds=settings.n_seeds,
             seed=settings.seed,
             aggregators=settings.aggregators,
-            max_seeds=max_seeds,
             scur_options=accelerate_options(settings.accelerate),
             progress=progress,
             protocol=settings.protocol,

@@ -108,7 +108,7 @@ class Select(Command):
         return []
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
-        from judgerisk.studies.certified import select_items
+        from judgerisk.engine.certified import select_items
 
         s = settings_from(SelectSettings, record["parameters"])
         return select_items(

@@ -11,7 +11,6 @@ from judgerisk.extract.backends import JUDGE_BACKENDS, open_judge, register_back
 from judgerisk.extract.extract import (
     canonical_logit,
     extract_logprobs,
-    judge_name,
     prepare_prompts,
     run_judge,
 )
@@ -55,7 +54,6 @@ __all__ = [
     "canonical_logit",
     "encode_prompt",
     "extract_logprobs",
-    "judge_name",
     "last_logprobs",
     "left_pad",
     "list_templates",

@@ -48,19 +48,9 @@ __all__ = [
     "run_judge",
     "shard_device",
     "prompt_sha256",
-    "judge_name",
     "prepare_prompts",
     "canonical_logit",
 ]
-
-
-def judge_name(model: Any) -> str:
-    """A judge name from the model's ``name_or_path`` (last path component)."""
-    name = getattr(model, "name_or_path", None) or getattr(
-        getattr(model, "config", None), "_name_or_path", ""
-    )
-    name = str(name).rstrip("/").split("/")[-1]
-    return name or type(model).__name__
 
 
 def canonical_logit(

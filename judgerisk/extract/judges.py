@@ -157,7 +157,7 @@ def load_judge(
     -------
     (model, tokenizer)
         The causal LM in eval mode and its tokenizer (with the model's chat template). The
-        model's ``name_or_path`` is the bundled name or the path, so :func:`judge_name` works.
+        model's ``name_or_path`` is the bundled name or the path.
 
     Raises
     ------

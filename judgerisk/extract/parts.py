@@ -8,7 +8,7 @@ Layout of an output folder::
     out_dir/.judgerisk-lock-r000                held by the run writing rank 0's parts
 
 A part is written to a private temporary folder and published onto a free name
-(:func:`judgerisk.panel.atomic_write` with ``exclusive=True``), so a visible part is always
+(:func:`judgerisk._util.safe_write.atomic_write` with ``exclusive=True``), so a visible part is always
 complete and never replaced; a killed run loses at most the batch in flight. A part that cannot
 be read, has the wrong row count or columns, or holds non-finite values is renamed ``*.corrupt``
 (with a warning) and its prompts are computed again.
@@ -33,9 +33,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judgerisk._util.safe_write import OutputExistsError
+from judgerisk._util.safe_write import OutputExistsError, atomic_write
 from judgerisk.options import InputError
-from judgerisk.panel import atomic_write
 
 __all__ = [
     "FolderInUseError",

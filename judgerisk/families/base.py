@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from judgerisk._util.registry import Registry
+from judgerisk.options import ORIGINAL, SWAP
 
 __all__ = [
     "DECLARED",
@@ -56,10 +57,6 @@ __all__ = [
     "unregister_family",
 ]
 
-#: The unperturbed condition (answers in the original order, the standard rubric).
-ORIGINAL = "original"
-#: The original prompt with the answers in the swapped order.
-SWAP = "swap"
 _SWAP_PREFIX = "swap_"
 _NAME_RE = re.compile(r"[a-z](?:[a-z_]*[a-z])?")
 _CONDITION_RE = re.compile(r"(swap_)?([a-z](?:[a-z_]*[a-z])?)([1-9][0-9]*)")

@@ -68,31 +68,44 @@ class Importer:
         return reader(paths, **options)
 
 
-#: The built-in formats, in the order of :data:`IMPORTERS` (their readers by name).
-BUILTIN_FORMATS: tuple[Importer, ...] = tuple(
-    Importer(name, f"judgerisk.importers.{name}:read_{name}", files, options, layout)
-    for name, files, options, layout in (
-        ("fastchat", "model_judgment/*_pair.jsonl", ("epsilon", "judge_by"), ("*_pair.jsonl",)),
-        (
-            "arena_hard",
-            "model_judgment/<judge>/<model>.jsonl (v0.1 and v2.0)",
-            ("epsilon", "weak", "baseline"),
-            ("model_judgment/*/*.jsonl",),
-        ),
-        ("alpaca_eval", "annotations.json", ("epsilon",), ("annotations.json",)),
-        (
-            "lm_eval",
-            "samples_<task>_<time>.jsonl",
-            ("judge", "swap_suffix", "gold"),
-            ("samples_*.jsonl",),
-        ),
-        (
-            "crowdkit",
-            "task, worker, label table (csv/parquet/jsonl)",
-            ("epsilon", "label_a", "label_tie", "columns"),
-            ("*.csv", "*.tsv", "*.parquet", "*.jsonl"),
-        ),
-    )
+#: The built-in formats, in the order of :data:`IMPORTERS`; each reader is named in full
+#: (``module:function``) and imported on first use.
+BUILTIN_FORMATS: tuple[Importer, ...] = (
+    Importer(
+        "fastchat",
+        "judgerisk.importers.fastchat:read_fastchat",
+        files="model_judgment/*_pair.jsonl",
+        options=("epsilon", "judge_by"),
+        layout=("*_pair.jsonl",),
+    ),
+    Importer(
+        "arena_hard",
+        "judgerisk.importers.arena_hard:read_arena_hard",
+        files="model_judgment/<judge>/<model>.jsonl (v0.1 and v2.0)",
+        options=("epsilon", "weak", "baseline"),
+        layout=("model_judgment/*/*.jsonl",),
+    ),
+    Importer(
+        "alpaca_eval",
+        "judgerisk.importers.alpaca_eval:read_alpaca_eval",
+        files="annotations.json",
+        options=("epsilon",),
+        layout=("annotations.json",),
+    ),
+    Importer(
+        "lm_eval",
+        "judgerisk.importers.lm_eval:read_lm_eval",
+        files="samples_<task>_<time>.jsonl",
+        options=("judge", "swap_suffix", "gold"),
+        layout=("samples_*.jsonl",),
+    ),
+    Importer(
+        "crowdkit",
+        "judgerisk.importers.crowdkit:read_crowdkit",
+        files="task, worker, label table (csv/parquet/jsonl)",
+        options=("epsilon", "label_a", "label_tie", "columns"),
+        layout=("*.csv", "*.tsv", "*.parquet", "*.jsonl"),
+    ),
 )
 
 

@@ -26,7 +26,7 @@ __all__ = [
 #: Line styles of the selectors in :func:`plot_certified_summary` (SCOPE solid).
 _LINESTYLES: tuple[Any, ...] = ("-", ":", "-.", (0, (5, 1)))
 
-#: Readable headers of :func:`judgerisk.studies.certified.summarize_certified` columns.
+#: Readable headers of :func:`judgerisk.engine.certified.summarize_certified` columns.
 CERTIFIED_HEADERS = {
     **{k: HEADERS[k] for k in ("coverage_mean", "risk_mean", "risk_se")},
     "bound": "α + 4 s.e.",
@@ -55,7 +55,7 @@ def plot_certified_summary(
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`judgerisk.studies.certified.summarize_certified` output (index score, method, alpha).
+        :func:`judgerisk.engine.certified.summarize_certified` output (index score, method, alpha).
     method : str, sequence of str or None, default None
         Selectors shown; ``None``: SCOPE and every selector registered beyond the built-ins
         (:data:`judgerisk.selective.registry.REPORTED_SELECTORS`). A score keeps its colour;
@@ -107,7 +107,7 @@ def plot_fdp_spread(table: pd.DataFrame, method: str = "scope") -> plt.Figure:
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`judgerisk.studies.certified.certify_panel` output (one row per split).
+        :func:`judgerisk.engine.certified.certify_panel` output (one row per split).
     method : str, default "scope"
 
     Returns
@@ -173,7 +173,7 @@ def plot_score_distribution(
     Parameters
     ----------
     scores : pandas.DataFrame
-        :func:`judgerisk.studies.certified.score_panel` output (indexed by item).
+        :func:`judgerisk.engine.certified.score_panel` output (indexed by item).
     column : str, default "scur"
     error : pandas.Series of bool, optional
         By item; colours the histogram (panel verdict wrong / right). Items it does not
@@ -225,7 +225,7 @@ def certified_table(
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`judgerisk.studies.certified.summarize_certified` output (with a ``method`` level).
+        :func:`judgerisk.engine.certified.summarize_certified` output (with a ``method`` level).
     method : str, sequence of str or None, default None
         Selectors shown; ``None``: SCOPE and every selector registered beyond the built-ins
         (:data:`judgerisk.selective.registry.REPORTED_SELECTORS`). With one selector the table

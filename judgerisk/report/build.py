@@ -27,11 +27,10 @@ from typing import Any
 import pandas as pd
 
 from judgerisk._util.determinism import one_blas_thread
-from judgerisk._util.safe_write import atomic_write_group, private_folder
+from judgerisk._util.safe_write import atomic_write, atomic_write_group, private_folder
 from judgerisk.options import ReportSettings
 from judgerisk.panel import (
     PanelError,
-    atomic_write,
     check_scorable,
     load_panel,
     warn_ties_and_orientation,
@@ -89,7 +88,7 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
     Returns
     -------
     pandas.DataFrame
-        For a panel of two or more judges, :func:`judgerisk.studies.certified.score_panel`'s score
+        For a panel of two or more judges, :func:`judgerisk.engine.certified.score_panel`'s score
         table (``n_seeds`` repetitions of 5-fold cross-fitting). For one judge in both orders
         (:func:`one_judge_in_both_orders`), :func:`judgerisk.selective.one_judge.bpe_table` of every
         item (an item seen in one order only has no BPE: empty cells) with its ``gold`` when
@@ -106,7 +105,7 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
             if "gold" in panel.columns:
                 table["gold"] = panel.groupby("item", sort=False)["gold"].first()
             return table
-        from judgerisk.studies.certified import accelerate_options, score_panel
+        from judgerisk.engine.certified import accelerate_options, score_panel
 
         settings = {**REPORT_DEFAULTS, **params}  # a record may predate a parameter
         return score_panel(

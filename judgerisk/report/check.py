@@ -30,7 +30,7 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
-__all__ = ["visible_content", "page_markup", "compare_visible", "regenerate_report"]
+__all__ = ["page_markup", "compare_visible", "regenerate_report"]
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _MAX_SHOWN = 20
@@ -124,12 +124,6 @@ def _parse(page: str) -> _Page:
     parser.feed(page)
     parser.close()
     return parser
-
-
-def visible_content(page: str) -> tuple[list[str], list[str]]:
-    """The visible words of an HTML page, and the ``src`` of each image, in page order."""
-    parsed = _parse(page)
-    return parsed.words, parsed.images
 
 
 def page_markup(page: str) -> list[str]:

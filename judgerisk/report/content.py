@@ -7,7 +7,7 @@ answers the question a user brings, *which verdicts can I trust?*, with these he
   printed with enough digits that the listed scores differ (SCUR crowds near 1 on a panel with
   many confident errors, where three decimals all read ``1.000``);
 - :func:`certify_unlabelled`: when part of the panel carries gold, the labelled items calibrate
-  SCOPE (:func:`judgerisk.studies.certified.select_items`) and the unlabelled verdicts are accepted or
+  SCOPE (:func:`judgerisk.engine.certified.select_items`) and the unlabelled verdicts are accepted or
   abstained on at the chosen α; :func:`certified_text` says what was certified and the coverage
   paid;
 - :func:`show_warnings_as_notes`: warnings raised while the report runs become sentences of the
@@ -98,7 +98,7 @@ def riskiest_table(
     Parameters
     ----------
     scores : pandas.DataFrame
-        A :func:`judgerisk.studies.certified.score_panel` table (items as index).
+        A :func:`judgerisk.engine.certified.score_panel` table (items as index).
     n : int, default 10
         Items listed.
     score : str, default "scur"
@@ -209,7 +209,7 @@ def certify_unlabelled(
     """Certified decisions on the unlabelled items, calibrated on the labelled ones.
 
     The labelled items (``gold`` given) are SCOPE's calibration set and every other scored item
-    is decided by :func:`judgerisk.studies.certified.select_items`: accepted when its risk is at most
+    is decided by :func:`judgerisk.engine.certified.select_items`: accepted when its risk is at most
     the threshold :math:`\\hat\\lambda`, abstained on otherwise. On exchangeable items the mean
     false discovery proportion over calibration draws (the share of wrong verdicts among the
     accepted ones, 0 when none is accepted) is at most α ("SCOPE: Selective Conformal
@@ -218,11 +218,11 @@ def certify_unlabelled(
     Returns
     -------
     decisions : pandas.DataFrame
-        :func:`~judgerisk.studies.certified.select_items`' table (``attrs`` hold the threshold).
+        :func:`~judgerisk.engine.certified.select_items`' table (``attrs`` hold the threshold).
     notes : list of str
         Its warnings (e.g. no feasible threshold), as sentences for the report.
     """
-    from judgerisk.studies.certified import select_items
+    from judgerisk.engine.certified import select_items
 
     labelled = scores["gold"].notna()
     calibration = pd.DataFrame({"item": scores.index[labelled], "gold": scores["gold"][labelled]})

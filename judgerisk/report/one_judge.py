@@ -63,11 +63,11 @@ def order_consistency(table: pd.DataFrame) -> float:
 
     :math:`1 - \frac1N\sum_i |v_{\mathrm{fwd},i} - v_{\mathrm{rev},i}|` with the contract's
     verdicts :math:`v \in \{1, \tfrac12, 0\}` (A, tie, B): one minus the flip rate of
-    :func:`judgerisk.studies.describe.flip_rates`, so a tie in both orders counts as the same verdict
+    :func:`judgerisk.engine.describe.flip_rates`, so a tie in both orders counts as the same verdict
     and a tie against A or B as half of one (SCOPE paper §2.2: position bias). NaN without items.
     """
+    from judgerisk.engine.describe import flip_rates
     from judgerisk.panel import validate_panel
-    from judgerisk.studies.describe import flip_rates
 
     both = table[table["bpe"].notna()]
     if both.empty:

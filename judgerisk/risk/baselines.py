@@ -30,10 +30,10 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.aggregators.dawid_skene import DawidSkene
-from judgerisk.cells import CellTable
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts, wide_table
+from judgerisk.panel.cell_table import CellTable
 from judgerisk.risk.registry import BASELINES, register_risk_score, risk_score_table
-from judgerisk.risk.signals import binary_entropy  # shared helper (bits by default)
+from judgerisk.risk.signals import binary_entropy
 
 __all__ = [
     "BASELINES",
@@ -292,6 +292,7 @@ def baseline_scores(
     fit_items: Iterable | None = None,
     items: Iterable | None = None,
     methods: Sequence[str] = BASELINES,
+    check_input: bool = True,
 ) -> pd.DataFrame:
     """All requested baselines as one item x method table.
 
@@ -306,6 +307,10 @@ def baseline_scores(
         None).
     methods : sequence of str
         Subset of :data:`BASELINES`.
+    check_input : bool, default True
+        Validate the panel (:func:`judgerisk.panel.validate_panel`). ``False`` is for callers
+        that pass a panel they validated where it entered (the engine's repetitions): the
+        checks are skipped, so anything else gives undefined results.
 
     Returns
     -------
@@ -315,8 +320,9 @@ def baseline_scores(
     unknown = [m for m in methods if m not in BASELINES]
     if unknown:
         raise ValueError(f"unknown baseline(s) {unknown}; choose from {list(BASELINES)}")
-    panel = validate_panel(panel, conditions=None)
-    # a crowd's tables are held by their cells (judgerisk.cells): memory grows with its cells
+    if check_input:
+        panel = validate_panel(panel, conditions=None)
+    # a crowd's tables are held by their cells (judgerisk.panel.cell_table): memory grows with its cells
     probs = wide_table(panel, "p", ORIGINAL)
     votes = wide_table(panel, "verdict", ORIGINAL)
     if isinstance(votes, pd.DataFrame):

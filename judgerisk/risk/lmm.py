@@ -31,9 +31,9 @@ from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-from judgerisk.cells import is_sparse
 from judgerisk.options import check_count
 from judgerisk.panel import PanelArrays, PanelError, encode_panel, validate_panel
+from judgerisk.panel.cell_table import is_sparse
 from judgerisk.risk.lmm_solver import (
     BLOCKS,
     Design,

@@ -20,7 +20,7 @@ condition the sum ``T_jc`` and count ``n_jc``, and (only when cells are missing)
 item x (judge, condition) observation mask ``W``, kept as the list of observed cells, so
 that its products are :func:`numpy.bincount` calls over the cells. Every block update is
 then a few matrix-vector products of size I x J or a pass over the observed cells. The
-engine is shared with :mod:`judgerisk.studies.drift`, which measures the plain sweeps'
+engine is shared with :mod:`judgerisk._book.studies.drift`, which measures the plain sweeps'
 drift; the estimator is the stable interface.
 
 References

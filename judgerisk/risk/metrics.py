@@ -21,8 +21,8 @@ import numpy.typing as npt
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 
-from judgerisk.cells import CellTable
 from judgerisk.options import ANALYSIS
+from judgerisk.panel.cell_table import CellTable
 from judgerisk.validation import tie_blocks
 
 __all__ = [
@@ -414,7 +414,7 @@ def retention_table(
 ) -> pd.DataFrame:
     r"""Accuracy when keeping the lowest-risk share ρ of items, for each ρ, and its gain over ρ = 1.
 
-    The one implementation of retention: :func:`judgerisk.studies.retention.retention_curve`, the
+    The one implementation of retention: :func:`judgerisk.engine.retention.retention_curve`, the
     retention study, the certified-decision figures and the chapters all call it.
 
     Parameters

@@ -4,7 +4,7 @@ Every score the analyses, the certified decisions, the CLI, the report and the f
 over is registered here with :func:`register_risk_score`, together with its display name and
 colour (kept in :mod:`judgerisk.plots.style`). A baseline-kind score is a function of the panel's
 original-condition wide tables; SCUR and its components are computed jointly by
-:func:`judgerisk.risk.signals.scur_scores` and only named here. Book chapters "SCUR signals" and
+:func:`judgerisk.risk.scur.scur_scores` and only named here. Book chapters "SCUR signals" and
 "Baselines and aggregators".
 """
 
@@ -18,8 +18,8 @@ from typing import Any, Literal
 import pandas as pd
 
 from judgerisk._util.registry import NameView, Registry
-from judgerisk.cells import as_dense
 from judgerisk.families import FAMILIES
+from judgerisk.panel.cell_table import as_dense
 
 __all__ = [
     "BASELINES",
@@ -53,7 +53,7 @@ class RiskScore:
     name : str
         Key in result tables.
     kind : {"scur", "component", "baseline"}
-        ``"scur"`` and ``"component"`` come out of :func:`~judgerisk.risk.signals.scur_scores`;
+        ``"scur"`` and ``"component"`` come out of :func:`~judgerisk.risk.scur.scur_scores`;
         ``"baseline"`` scores are computed by :attr:`compute`.
     compute : callable or None
         The :data:`ScoreFunction` of a baseline-kind score.
@@ -68,7 +68,7 @@ class RiskScore:
         condition included (swap, rubric changes), besides the original-condition tables.
     cells : bool
         Whether :attr:`compute` also reads the tables of a sparse panel held by their cells
-        (:class:`judgerisk.cells.CellTable`); a score that does not gets dense DataFrames.
+        (:class:`judgerisk.panel.cell_table.CellTable`); a score that does not gets dense DataFrames.
     """
 
     name: str
@@ -194,7 +194,7 @@ def register_risk_score(
     ``label`` and ``color`` are stored on the :class:`RiskScore` entry, where every table and
     figure reads them, so every figure names and colours the score the same way. ``cells``
     says that the function also reads a sparse panel's tables held by their cells
-    (:class:`judgerisk.cells.CellTable`); otherwise it always gets dense DataFrames.
+    (:class:`judgerisk.panel.cell_table.CellTable`); otherwise it always gets dense DataFrames.
 
     Examples
     --------
@@ -259,7 +259,7 @@ def risk_score_table(
     Raises
     ------
     ValueError
-        For an unknown name, a SCUR-kind name (use :func:`~judgerisk.risk.signals.scur_scores`),
+        For an unknown name, a SCUR-kind name (use :func:`~judgerisk.risk.scur.scur_scores`),
         or a score that needs the fit split when ``fit_items`` is ``None``.
     """
     cols = {}

@@ -32,7 +32,6 @@ from judgerisk.validation import as_binary, as_float
 
 __all__ = [
     "Signal",
-    "binary_entropy_from_logits",
     "bpe",
     "predictive_probability",
     "swap_and_aggregate",
@@ -79,23 +78,6 @@ def _core(logit_fwd, logit_rev) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     log_p = _log_mean_sigmoid(a, b)
     log_q = _log_mean_sigmoid(-a, -b)
     return -(np.exp(log_p) * log_p + np.exp(log_q) * log_q), log_p, log_q
-
-
-def binary_entropy_from_logits(
-    logit_fwd: npt.ArrayLike, logit_rev: npt.ArrayLike | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Entropy (nats) of :math:`\\bar p = (\\sigma(m_f) + \\sigma(m_r))/2` and :math:`\\bar p`.
-
-    Computed in log space from the logits so that confident items keep distinct scores
-    (``1 - p̄`` is never formed by subtraction). With ``logit_rev=None`` the single-pass
-    probability :math:`\\sigma(m_f)` is used.
-
-    Returns
-    -------
-    (entropy, p_bar) : tuple of float64 arrays
-    """
-    score, log_p, _ = _core(logit_fwd, logit_rev)
-    return score, np.exp(log_p)
 
 
 def bpe(logit_fwd: npt.ArrayLike, logit_rev: npt.ArrayLike) -> Signal:

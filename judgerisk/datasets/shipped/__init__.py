@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from judgerisk.panel import atomic_write, validate_panel
+from judgerisk._util.safe_write import atomic_write
+from judgerisk.panel import validate_panel
 
 __all__ = [
     "SMOLLM2_LLMBAR",
