@@ -21,8 +21,8 @@ import pytest  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
-from judgerisk.plots import style  # noqa: E402
 from judgerisk._book.figures.lmm import plot_convergence, plot_drift  # noqa: E402
+from judgerisk.plots import style  # noqa: E402
 
 _MATHTEXT = re.compile(r"\\mathdefault|\$[^$]*[\\^_{][^$]*\$")
 
