@@ -17,6 +17,9 @@ __all__ = [
     "ACCELERATIONS",
     "ANALYSIS",
     "AnalysisSettings",
+    "EstimateSettings",
+    "EXCHANGEABILITY",
+    "ExchangeabilitySettings",
     "ReportSettings",
     "ScoreSettings",
     "SelectSettings",
@@ -341,3 +344,80 @@ class SelectSettings(_Settings):
 
     def __post_init__(self) -> None:
         check_alpha(self.alpha)
+
+
+@dataclass(frozen=True)
+class EstimateSettings(_Settings):
+    """The settings of ``judgerisk estimate``: its option defaults and those of
+    :func:`judgerisk.engine.estimates.estimate_panel` and :func:`~judgerisk.engine.estimates.plan_labels`.
+
+    Attributes
+    ----------
+    level : float, default 0.9
+        Level of the two-sided intervals.
+    n_strata : int, default 10
+        Strata of the stratified estimate: deciles of SCUR (fewer when the labelled slice is
+        small: :func:`judgerisk.estimate.ppi.quantile_strata`).
+    n_folds : int, default 5
+        Folds of the cross-fitted multi-judge prediction (``ppi_multi``).
+    proxy : str, default "dawid_skene"
+        Aggregator whose posterior P(A) predicts the labels of the judges' accuracies and of
+        the win rate (an aggregator's own accuracy is predicted by its own posterior).
+    floor : float, default 0.2
+        Weight of the safest item relative to the riskiest in a labelling plan
+        (:func:`judgerisk.estimate.sampling.inclusion_probabilities`).
+    seed : int, default 0
+        Seed of the scores' cross-fitting, the folds and the plan's draw.
+    n_seeds : int, default :data:`DEFAULT_REPEATS`
+        Repetitions of the scores' cross-fitting.
+    aggregators : tuple of str or None, default None
+        Aggregators whose accuracy is estimated (``None``: the reported ones).
+    """
+
+    _command = "estimate"
+
+    level: float = 0.9
+    n_strata: int = 10
+    n_folds: int = 5
+    proxy: str = "dawid_skene"
+    floor: float = 0.2
+    seed: int = 0
+    n_seeds: int = DEFAULT_REPEATS
+    aggregators: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        check_alpha(self.level)
+        _check_counts(self, "n_strata", "seed", "n_seeds")
+        check_count("n_folds", self.n_folds, 2)
+        if not 0.0 < self.floor <= 1.0:
+            raise OptionError(f"floor must be in (0, 1], got {self.floor!r}")
+
+
+@dataclass(frozen=True)
+class ExchangeabilitySettings(_Settings):
+    """The exchangeability check of ``select``, ``bpe`` and the reports
+    (:func:`judgerisk.estimate.exchangeability.exchangeability_test`).
+
+    Attributes
+    ----------
+    level : float, default 0.05
+        The permutation test's level: it rejects when p <= level.
+    n_permutations : int, default 1000
+        Random reassignments of the labels.
+    seed : int, default 0
+        Seed of the permutations.
+    """
+
+    _command = "exchangeability"
+
+    level: float = 0.05
+    n_permutations: int = 1000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_alpha(self.level)
+        _check_counts(self, "n_permutations", "seed")
+
+
+#: The exchangeability check's defaults (:class:`ExchangeabilitySettings`).
+EXCHANGEABILITY = ExchangeabilitySettings()

@@ -374,7 +374,7 @@ def test_verify_holds_no_default_of_any_command():
             words = value if isinstance(value, tuple) else (value,)
             for word in (w for w in words if isinstance(w, str)):
                 assert f'"{word}"' not in source, word
-    for name in ("score", "select", "report", "simulate", "import", "bpe", "perturb"):
+    for name in ("score", "select", "report", "simulate", "import", "bpe", "perturb", "estimate"):
         command = get_command(name)
         assert command.recomputable and type(command).recompute is not Command.recompute, name
     assert set(COMMANDS) == {"simulate", "extract", "perturb", "score", "select", "report"} | {
@@ -382,6 +382,7 @@ def test_verify_holds_no_default_of_any_command():
         "import",
         "bpe",
         "verify",
+        "estimate",
     }
 
 

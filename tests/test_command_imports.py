@@ -1,6 +1,6 @@
 """The commands on the short path import no study and no plotting module (issue 42, item 3).
 
-``judgerisk score``, ``import``, ``select``, ``bpe``, ``extract`` and ``verify`` each run, end to
+``judgerisk score``, ``import``, ``select``, ``bpe``, ``estimate``, ``extract`` and ``verify`` each run, end to
 end on a small input, under ``python -X importtime``; the modules it lists must include none of
 the book's own code (``judgerisk._book``: the studies, the chapters' figures) and no plotting
 module (``judgerisk.plots``, matplotlib, seaborn). The engine they need lives in
@@ -73,6 +73,7 @@ COMMANDS = {
     "score": ["score", "panel.csv", "-o", "scored.csv"],
     "select": ["select", "scores.csv", "--calibration", "cal.csv", "-o", "decisions.csv"],
     "bpe": ["bpe", "one.csv", "-o", "bpe.csv"],
+    "estimate": ["estimate", "panel.csv", "--plan", "10", "-o", "plan.csv"],
     "import": ["import", "fastchat", "games.jsonl", "-o", "imported.csv"],
     "verify": ["verify", "scores.csv"],
     "extract": [

@@ -485,6 +485,8 @@ def test_one_judge_report_certifies_the_unlabelled_items(one_judge, tmp_path):
     test = decisions[decisions["role"] == "test"]
     n_acc = int(test["accepted"].sum())
     assert f"{n_acc} of the {len(test)} unlabelled verdicts are certified" in page
+    assert "Abstention floor:" in page  # the certificate's check, then what the slice buys
+    assert "What a labelled slice buys" in page and "prediction-powered (PPI++)" in page
     assert main(["verify", str(out)]) == EXIT_OK
 
 

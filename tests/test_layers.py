@@ -36,6 +36,7 @@ FOLDERS: dict[str, int] = {
     "aggregators": ESTIMATORS,
     "risk": ESTIMATORS,
     "selective": ESTIMATORS,
+    "estimate": ESTIMATORS,  # PPI estimates, labelling plans, the exchangeability check
     "engine": ENGINE,  # score / select / certify, the risk scores' evaluation, retention
     "plots": PRESENTATION,
     "report": PRESENTATION,  # report builders, their sentences, templates and checks

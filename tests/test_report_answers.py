@@ -168,3 +168,8 @@ def test_report_on_a_small_partly_labelled_panel(simulated_panel, tmp_path):
     assert "Caution: small sample" in page
     assert f"40 item(s) carry gold and the majority verdict is wrong on {n_err} of them" in page
     assert "rank (of 80)" in page and "riskier than (%)" in page
+    # a random slice: the certificate's check is a note, with the abstention floor
+    assert "Abstention floor:" in page and "The certificate does not apply" not in page
+    # what the slice buys: the estimates side by side and the plan command
+    assert "What a labelled slice buys" in page and "prediction-powered (PPI++)" in page
+    assert "--plan 100 -o plan.csv" in page

@@ -37,7 +37,11 @@ class Bpe(Command):
         --alpha on them and accept the other items whose BPE is at most the threshold
         (mean false discovery proportion over calibration draws <= alpha: the share of
         wrong verdicts among the accepted ones, 0 when none is accepted, averaged over draws
-        of the calibration items)."""
+        of the calibration items). With --calibration it also tests, per judge, whether the
+        labelled items' BPE is exchangeable with the others' (permutation
+        Kolmogorov-Smirnov test on the ranks, level 0.05) and says when the certificate does
+        not apply, and prints the abstention floor (mu - alpha)/(1 - alpha) from the
+        labelled error rate mu."""
     )
     epilog = "example:\n  judgerisk bpe panel.csv -o bpe.csv --calibration labels.csv --alpha 0.1"
     recomputable = True
@@ -66,7 +70,7 @@ class Bpe(Command):
         record = command_record(args, inputs)
         table = self.recompute(record, loaded)
         n_tie = int((table["verdict"] == "tie").sum())
-        settings = {"rows": len(table), "ties": n_tie}
+        settings: dict = {"rows": len(table), "ties": n_tie}
         if args.calibration:
             test = table[table["role"] == "test"]
             settings.update(
@@ -74,6 +78,7 @@ class Bpe(Command):
                 n_test=len(test),
                 thresholds=table.groupby("judge")["threshold"].first().to_dict(),
             )
+            settings["certificate"] = table.attrs["certificate"]
         write_output(args, table, args.output, record, settings)
         msg = f"wrote {args.output}: BPE of {len(table)} (item, judge) pairs; {n_tie} tie verdicts"
         if args.calibration:
@@ -82,13 +87,28 @@ class Bpe(Command):
                 f"{settings['n_test']} unlabelled items"
             )
         print(msg, file=sys.stderr)
+        if args.calibration:
+            from judgerisk.cli.select import print_certificate_check
+
+            for judge, check in table.attrs["certificate"].items():
+                named = {**check, "reason": f"judge {judge}: {check['reason']}"}
+                print_certificate_check(args, named, args.alpha)
         return EXIT_OK
 
     def recompute(self, record: dict, loaded: dict) -> pd.DataFrame:
+        from judgerisk.cli.select import certificate_check
         from judgerisk.selective.one_judge import bpe_table
 
         alpha = record["parameters"]["alpha"]
-        return bpe_table(loaded["panel"], loaded.get("calibration"), alpha)
+        table = bpe_table(loaded["panel"], loaded.get("calibration"), alpha)
+        if "role" in table.columns:  # calibrated: does each judge's certificate apply?
+            table.attrs["certificate"] = {
+                str(judge): certificate_check(
+                    d["bpe"], d["role"] == "calibration", d["error"], alpha, "BPE"
+                )
+                for judge, d in table.groupby("judge", sort=True)
+            }
+        return table
 
 
 COMMAND = Bpe()

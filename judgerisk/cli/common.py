@@ -82,6 +82,7 @@ COMMANDS: dict[str, str] = {
     "perturb": "perturb",
     "score": "score",
     "select": "select",
+    "estimate": "estimate",
     "report": "report",
     "run": "run",
     "import": "import_",

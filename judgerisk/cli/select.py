@@ -20,9 +20,10 @@ from judgerisk.cli.common import (
 from judgerisk.options import SelectSettings
 
 if TYPE_CHECKING:  # building the parser imports no pandas
+    import numpy.typing as npt
     import pandas as pd
 
-__all__ = ["COMMAND", "Select"]
+__all__ = ["COMMAND", "Select", "certificate_check", "print_certificate_check"]
 
 
 class Select(Command):
@@ -36,7 +37,12 @@ class Select(Command):
         decided. On exchangeable items the mean false discovery proportion over
         calibration draws (the share of wrong verdicts among the accepted ones, 0 when none
         is accepted, averaged over draws of the calibration items) is <= alpha; one draw's
-        share can exceed it (the book's chapter "Certified panel decisions", Methods §7)."""
+        share can exceed it (the book's chapter "Certified panel decisions", Methods §7).
+        Before trusting it, the command tests whether the labelled items' scores are
+        exchangeable with the others' (a permutation Kolmogorov-Smirnov test on the ranks,
+        level 0.05, 1000 permutations, seed 0): when it rejects, it says the certificate
+        does not apply. It also prints the abstention floor (mu - alpha)/(1 - alpha) from
+        the labelled error rate mu."""
     )
     epilog = (
         "example:\n  judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 "
@@ -100,6 +106,7 @@ class Select(Command):
                 f"{args.output}",
                 file=sys.stderr,
             )
+        print_certificate_check(args, attrs["certificate"], args.alpha)
         return EXIT_OK
 
     def check_sizes(self, record: dict, n_output: int, loaded: dict) -> list[str]:
@@ -111,7 +118,7 @@ class Select(Command):
         from judgerisk.engine.certified import select_items
 
         s = settings_from(SelectSettings, record["parameters"])
-        return select_items(
+        decisions = select_items(
             loaded["scores"],
             loaded["calibration"],
             alpha=s.alpha,
@@ -119,6 +126,36 @@ class Select(Command):
             verdict=s.verdict,
             allow_any_score=s.allow_any_score,
         )
+        decisions.attrs["certificate"] = certificate_check(
+            decisions["score"],
+            decisions["role"] == "calibration",
+            decisions["error"],
+            s.alpha,
+            s.score,
+        )
+        return decisions
+
+
+def certificate_check(
+    scores: npt.ArrayLike, labelled: npt.ArrayLike, errors: npt.ArrayLike, alpha: float, score: str
+) -> dict:
+    """:func:`judgerisk.estimate.exchangeability.check_certificate` at the settings of
+    :data:`judgerisk.options.EXCHANGEABILITY` (``select``, ``bpe``)."""
+    from judgerisk.estimate.exchangeability import check_certificate
+    from judgerisk.options import EXCHANGEABILITY as X
+
+    return check_certificate(
+        scores, labelled, errors, alpha, score, X.level, X.n_permutations, X.seed
+    )
+
+
+def print_certificate_check(args: argparse.Namespace, check: dict, alpha: float) -> None:
+    """The exchangeability check's verdict and the abstention floor, on stderr."""
+    from judgerisk.estimate.exchangeability import floor_sentence
+
+    kind = "note" if check["applies"] else "warning"
+    print(f"judgerisk {args.command}: {kind}: {check['reason']}", file=sys.stderr)
+    print(f"judgerisk {args.command}: note: {floor_sentence(check, alpha)}", file=sys.stderr)
 
 
 COMMAND = Select()
