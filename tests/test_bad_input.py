@@ -190,7 +190,7 @@ def test_6_infeasible_calibration_warns_and_says_so(tmp_path, capsys, n_cal):
     )
     err = _err(capsys)
     assert "warning: no threshold is feasible" in err and "accepted 0 of" in err
-    assert "expected false discovery rate" not in err
+    assert "mean false discovery proportion" not in err
     dec = pd.read_csv(out)
     assert (~dec["feasible"]).all() and not dec["accepted"].any()
 

@@ -62,9 +62,10 @@ CONVERTED = [
     "09_scope_validity",
     "10_real_panels",
     "11_certified_panel_decisions",
-    "12_conclusion",
-    "13_perturbation_families",
+    "12_perturbation_families",
     "13_risk_to_estimates",
+    "14_reproduced_results",
+    "15_conclusion",
     "A1_lmm_numerics",
 ]
 

@@ -70,7 +70,7 @@ def test_simulate_score_select_report_end_to_end(tmp_path):
         cwd=tmp_path,
     )
     assert r.returncode == 0, r.stderr
-    assert "expected false discovery rate <= 0.2" in r.stderr
+    assert "mean false discovery proportion over calibration draws <= 0.2" in r.stderr
     dec = pd.read_csv(tmp_path / "decisions.csv")
     assert (dec["role"] == "calibration").sum() == 60
     test = dec[dec["role"] == "test"]

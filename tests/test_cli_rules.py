@@ -273,7 +273,7 @@ def test_readme_command_line_example_certifies_and_leaves_no_stray_file(
             if flag in argv:
                 named.add(argv[argv.index(flag) + 1])
     err = capsys.readouterr().err
-    found = re.search(r"accepted (\d+) of (\d+) items \(expected false discovery rate", err)
+    found = re.search(r"accepted (\d+) of (\d+) items \(mean false discovery proportion", err)
     assert found, err
     n_acc, n_test = map(int, found.groups())
     assert n_acc > 0 and n_test > 0

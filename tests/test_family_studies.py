@@ -131,6 +131,14 @@ def test_position_bias_and_padding_shift_by_hand():
     assert shift.iloc[0]["mean_shift"] == pytest.approx((expit(q + 1.5) - base).mean())
     assert shift.iloc[1]["mean_shift"] == pytest.approx((base - expit(q + 0.5)).mean())
     assert (shift["mean_shift"] > 0).all() and (shift["away"] == 0).all()
+    one = expit(q + 1.5) - base
+    assert shift.iloc[0]["mean_shift_se"] == pytest.approx(one.std(ddof=1) / np.sqrt(len(q)))
+    # the two orders of a cell are one draw: the s.e. is over 200 cells, not 400 verdicts
+    assert bias.loc["A/B", "n_verdicts"] == 400
+    wide = panel.pivot_table(index="item", columns="condition", values="verdict")
+    cell = (wide["original"] + 1 - wide["swap"]) / 2
+    assert bias.loc["A/B", "first_share"] == pytest.approx(cell.mean())
+    assert bias.loc["A/B", "first_share_se"] == pytest.approx(cell.std(ddof=1) / np.sqrt(200))
     with pytest.raises(PanelError, match="verbosity"):
         padding_shift(panel[~panel["condition"].str.startswith("verbosity")])
 

@@ -245,3 +245,26 @@ def test_naive_and_heuristic_fail_where_scope_holds():
     assert summ.loc[("heuristic", 0.1), "risk_mean"] > 0.1 + Z * se.loc[("heuristic", 0.1)]
     assert summ.loc[("naive", 0.1), "risk_mean"] > 0.1 + Z * se.loc[("naive", 0.1)]
     assert _mc_ok(summ).all(), summ
+
+
+def test_pooled_risk_se_is_the_ratio_estimators_delta_method_error():
+    # four splits of one method: errors V_b among accepted R_b; r = sum V / sum R
+    v, r = np.array([1.0, 0.0, 3.0, 2.0]), np.array([10.0, 0.0, 20.0, 10.0])
+    tab = pd.DataFrame(
+        {
+            "method": "scope",
+            "alpha": 0.1,
+            "split": range(4),
+            "coverage": r / 40,
+            "risk": np.where(r > 0, v / np.maximum(r, 1), 0.0),
+            "n_accepted": r,
+            "n_errors": v,
+            "threshold": 0.5,
+        }
+    )
+    row = summarize_protocol(tab).loc[("scope", 0.1)]
+    ratio = v.sum() / r.sum()
+    assert row["pooled_risk"] == pytest.approx(ratio)
+    want = np.std(v - ratio * r, ddof=1) / (np.sqrt(4) * r.mean())
+    assert row["pooled_risk_se"] == pytest.approx(want)
+    assert row["risk_mean"] == pytest.approx(np.mean([0.1, 0.0, 0.15, 0.2]))

@@ -170,5 +170,5 @@ def test_downloadable_notebook_has_no_raw_myst_and_points_to_run():
     assert not render.ROLE.search(prose) and "{admonition}" not in prose
     assert "0.812" in prose and "Getting the data" in prose  # glue and a section's heading
     assert "What the real panels say" not in prose  # its part did not run
-    assert "`judgerisk run 05 -o mine.ipynb`" in out.cells[0].source
+    assert "`judgerisk run 05 -o mine.html`" in out.cells[0].source
     assert [c.source for c in out.cells if c.cell_type == "code"] == ["glue(...)", "plot()"]

@@ -308,8 +308,9 @@ def downloadable_notebook(nb: Any, chapter: str, book: Path | None = None) -> An
     pointer = (
         f"*Chapter {chapter} of the judgerisk book, as executed for the book (numbers and "
         "references filled in). To rerun it with your own parameters and get the page "
-        f"rendered as the book renders it, run* `judgerisk run {command} -o mine.ipynb` "
-        f"*(`judgerisk run {command} --list` lists the parameters).*"
+        f"rendered as the book renders it, run* `judgerisk run {command} -o mine.html` "
+        f"*(`-o mine.ipynb` writes the executed notebook instead; "
+        f"`judgerisk run {command} --list` lists the parameters).*"
     )
     nb.cells = [nbformat.v4.new_markdown_cell(pointer), *cells]
     return nb

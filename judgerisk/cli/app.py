@@ -76,7 +76,8 @@ def build_parser(*, extract: bool = True) -> argparse.ArgumentParser:
         description=textwrap.dedent(
             """\
             Instance-level risk for LLM-judge panels (SCUR) and certified panel decisions
-            (SCOPE calibration: accepted verdicts carry an expected false discovery rate <= alpha).
+            (SCOPE calibration: the mean false discovery proportion over calibration draws
+            of the accepted verdicts is <= alpha).
             A panel file is a long table item, judge, condition, logit and/or p [, gold]
             (.csv, .parquet or .jsonl)."""
         ),

@@ -33,11 +33,13 @@ class Bpe(Command):
         write the Bidirectional Preference Entropy of every item (SCOPE paper). With
         --calibration (item, gold of labelled items), calibrate SCOPE's threshold at
         --alpha on them and accept the other items whose BPE is at most the threshold
-        (expected false discovery rate among accepted verdicts <= alpha). With --calibration
-        it also tests, per judge, whether the labelled items' BPE is exchangeable with the
-        others' (permutation Kolmogorov-Smirnov test on the ranks, level 0.05) and says when
-        the certificate does not apply, and prints the abstention floor
-        (mu - alpha)/(1 - alpha) from the labelled error rate mu."""
+        (mean false discovery proportion over calibration draws <= alpha: the share of
+        wrong verdicts among the accepted ones, 0 when none is accepted, averaged over draws
+        of the calibration items). With --calibration it also tests, per judge, whether the
+        labelled items' BPE is exchangeable with the others' (permutation
+        Kolmogorov-Smirnov test on the ranks, level 0.05) and says when the certificate does
+        not apply, and prints the abstention floor (mu - alpha)/(1 - alpha) from the
+        labelled error rate mu."""
     )
     epilog = "example:\n  judgerisk bpe panel.csv -o bpe.csv --calibration labels.csv --alpha 0.1"
     recomputable = True

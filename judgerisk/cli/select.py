@@ -34,13 +34,15 @@ class Select(Command):
         Calibrate the SCOPE threshold on labelled items and accept the other items whose
         risk score is at most the threshold. The calibration file holds item and gold
         (A/B) for some items of the score table; those items calibrate, the rest are
-        decided. On exchangeable items the expected false discovery rate of the accepted
-        verdicts is <= alpha (the book's chapter "Certified panel decisions"). Before trusting
-        it, the command tests whether the labelled items' scores are exchangeable with the
-        others' (a permutation Kolmogorov-Smirnov test on the ranks, level 0.05, 1000
-        permutations, seed 0): when it rejects, it says the certificate does not apply. It
-        also prints the abstention floor (mu - alpha)/(1 - alpha) from the labelled error
-        rate mu."""
+        decided. On exchangeable items the mean false discovery proportion over
+        calibration draws (the share of wrong verdicts among the accepted ones, 0 when none
+        is accepted, averaged over draws of the calibration items) is <= alpha; one draw's
+        share can exceed it (the book's chapter "Certified panel decisions", Methods §7).
+        Before trusting it, the command tests whether the labelled items' scores are
+        exchangeable with the others' (a permutation Kolmogorov-Smirnov test on the ranks,
+        level 0.05, 1000 permutations, seed 0): when it rejects, it says the certificate
+        does not apply. It also prints the abstention floor (mu - alpha)/(1 - alpha) from
+        the labelled error rate mu."""
     )
     epilog = (
         "example:\n  judgerisk select scores.csv --calibration labelled.csv --alpha 0.1 "
@@ -93,8 +95,8 @@ class Select(Command):
         elif attrs.get("feasible", False):
             print(
                 f"{args.score} threshold {lam:.6g} calibrated on {n_cal} labelled items: "
-                f"accepted {n_acc} of {len(test)} items (expected false discovery rate <= "
-                f"{args.alpha}); wrote {args.output}",
+                f"accepted {n_acc} of {len(test)} items (mean false discovery proportion over "
+                f"calibration draws <= {args.alpha}); wrote {args.output}",
                 file=sys.stderr,
             )
         else:

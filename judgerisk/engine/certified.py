@@ -2,7 +2,8 @@
 
 No paper does this: the panel's own risk score (SCUR, or the predictive entropy PE for comparison)
 replaces the single-judge BPE as the uncertainty score of SCOPE, so a *panel* verdict is accepted
-only when the expected error rate among accepted verdicts is certified :math:`\\le \\alpha`.
+only under a threshold whose mean false discovery proportion over calibration draws is certified
+:math:`\\le \\alpha`.
 
 Three steps, each a public function:
 

@@ -7,11 +7,13 @@ defaults (resolution, font sizes) once per session.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import matplotlib as mpl
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -26,7 +28,9 @@ __all__ = [
     "grid_shape",
     "judge_colors",
     "label",
+    "log_scale",
     "palette",
+    "power_of_ten",
     "registered_styles",
     "subplots",
     "use_style",
@@ -176,6 +180,39 @@ def use_style() -> None:
             "ytick.labelsize": MIN_FONT,
         }
     )
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten(value: float, _pos: object = None) -> str:
+    """A log axis's tick label as plain text: ``"10⁻³"`` for 0.001, ``"0.5"`` off the decades.
+
+    Matplotlib's own log formatter writes the decades as mathtext (``10^{-3}`` in dollars), which
+    :func:`use_style` does not parse (``text.parse_math`` is off so that names from the
+    user's files are drawn as they are); Unicode superscripts need no parsing.
+
+    >>> power_of_ten(1e-3), power_of_ten(1.0), power_of_ten(100.0), power_of_ten(0.5)
+    ('10⁻³', '10⁰', '10²', '0.5')
+    """
+    if not value > 0:
+        return ""
+    exponent = round(math.log10(value))
+    if math.isclose(value, 10.0**exponent, rel_tol=1e-9):
+        return "10" + str(exponent).translate(_SUPERSCRIPT)
+    return f"{value:.2g}"
+
+
+def log_scale(ax: Any, axis: str = "y") -> None:
+    """Put ``axis`` (``"x"`` or ``"y"``) of ``ax`` on a log scale labelled by :func:`power_of_ten`.
+
+    The decades carry the labels; the minor ticks carry none (the default minor labels are
+    mathtext too).
+    """
+    getattr(ax, f"set_{axis}scale")("log")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_formatter(FuncFormatter(power_of_ten))
+    target.set_minor_formatter(NullFormatter())
 
 
 def subplots(

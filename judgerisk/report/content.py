@@ -210,8 +210,9 @@ def certify_unlabelled(
 
     The labelled items (``gold`` given) are SCOPE's calibration set and every other scored item
     is decided by :func:`judgerisk.engine.certified.select_items`: accepted when its risk is at most
-    the threshold :math:`\\hat\\lambda`, abstained on otherwise. On exchangeable items the expected
-    share of wrong verdicts among the accepted ones is at most α ("SCOPE: Selective Conformal
+    the threshold :math:`\\hat\\lambda`, abstained on otherwise. On exchangeable items the mean
+    false discovery proportion over calibration draws (the share of wrong verdicts among the
+    accepted ones, 0 when none is accepted) is at most α ("SCOPE: Selective Conformal
     Optimized Pairwise Evaluation", §2.3; the book's chapter "Certified panel decisions").
 
     Returns
@@ -262,8 +263,9 @@ def certified_text(
     coverage = n_acc / n_test if n_test else float("nan")
     return head + (
         f"**{n_acc} of the {n_test} unlabelled verdicts are certified** (coverage "
-        f"{coverage:.1%}): the expected share of wrong verdicts among them is at most "
-        f"{alpha:.0%}. They are those with {bound}. "
+        f"{coverage:.1%}): the mean false discovery proportion over calibration draws (the "
+        "share of wrong verdicts among those accepted, averaged over draws of the labelled "
+        f"items) is at most {alpha:.0%}. They are those with {bound}. "
         f"The other {n_test - n_acc} are abstained on: check them by hand, or label more items "
         "to calibrate a higher threshold."
     )
@@ -350,7 +352,8 @@ def small_sample_caution(
         f"**Caution: small sample.** {n_labelled} item(s) carry gold and {who} "
         f"is wrong on {n_errors} of them. {auroc_part} SCOPE accepts nothing at α = {alpha:g} "
         f"until at least {need} calibration items are right, and the check below calibrates on "
-        f"half of the {n_labelled}. The certificate still holds in expectation, but with so few "
+        f"half of the {n_labelled}. The certificate still holds for the mean false discovery proportion over "
+        "calibration draws, but with so few "
         "labels it varies a lot from one labelled sample to another: read the certified count "
         "and the tables below as an illustration, not as evidence, and label at least "
         f"{MIN_LABELLED} items, with at least {MIN_ERRORS} errors among them, before relying on "

@@ -15,8 +15,8 @@ mapped back to the original orientation),
 the bidirectional verdict is A when :math:`\bar p > 1/2`, B when :math:`\bar p < 1/2` and a tie
 at :math:`\bar p = 1/2` (counted as an error against a gold label: it picks neither answer).
 SCOPE calibrates a threshold :math:`\hat\lambda` on labelled items and accepts a verdict iff its
-BPE is at most :math:`\hat\lambda`; on exchangeable items the expected share of wrong verdicts
-among the accepted ones is at most α ("SCOPE: Selective Conformal Optimized Pairwise
+BPE is at most :math:`\hat\lambda`; on exchangeable items the mean false discovery proportion
+over calibration draws (the share of wrong verdicts among the accepted ones) is at most α ("SCOPE: Selective Conformal Optimized Pairwise
 Evaluation", §2.2–2.3; the book's chapters on BPE and on SCOPE's validity).
 """
 

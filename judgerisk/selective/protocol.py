@@ -731,7 +731,7 @@ def within_guarantee(
 
 
 def summarize_protocol(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean and standard deviation over splits, per method and alpha.
+    r"""Mean and standard deviation over splits, per method and alpha.
 
     Parameters
     ----------
@@ -744,8 +744,17 @@ def summarize_protocol(table: pd.DataFrame) -> pd.DataFrame:
         Indexed by (method, alpha): ``coverage_mean, coverage_std, risk_mean, risk_std,
         risk_se`` (= std / sqrt(n_splits), the Monte-Carlo standard error of ``risk_mean``),
         ``pooled_risk`` (total errors / total accepted over splits, a ratio-of-means estimate of
-        the marginal FDR :math:`E[E S] / E[S]`), ``abstain_all`` (share of splits accepting
-        nothing) and ``n_splits``.
+        the marginal FDR :math:`E[E S] / E[S]`), ``pooled_risk_se`` (its delta-method standard
+        error over splits, below), ``abstain_all`` (share of splits accepting nothing) and
+        ``n_splits``.
+
+    Notes
+    -----
+    With :math:`V_b` errors among :math:`R_b` accepted items on split :math:`b` and
+    :math:`\hat r = \sum_b V_b / \sum_b R_b`, the ratio's standard error is the delta-method
+    (ratio-estimator) one, :math:`\mathrm{sd}_b(V_b - \hat r R_b) / (\sqrt{B}\, \bar R)`
+    (Cochran, *Sampling Techniques*, 1977, §6.3): the splits are the draws, as for
+    ``risk_se``. The book's methods page (§7) shows why the two can differ.
     """
     g = table.groupby(["method", "alpha"], observed=True, sort=True)
     out = pd.DataFrame(
@@ -760,6 +769,15 @@ def summarize_protocol(table: pd.DataFrame) -> pd.DataFrame:
     out["risk_se"] = out["risk_std"] / np.sqrt(out["n_splits"])
     acc = g["n_accepted"].sum()
     out["pooled_risk"] = g["n_errors"].sum() / acc.where(acc > 0)
+    ratio = out["pooled_risk"].reindex(pd.MultiIndex.from_frame(table[["method", "alpha"]]))
+    resid = table["n_errors"].to_numpy(float) - ratio.to_numpy() * table["n_accepted"].to_numpy()
+    spread = pd.Series(resid, index=table.index).groupby(
+        [table["method"], table["alpha"]], observed=True, sort=True
+    )
+    mean_acc = g["n_accepted"].mean()
+    out["pooled_risk_se"] = spread.std(ddof=1) / (
+        np.sqrt(out["n_splits"]) * mean_acc.where(acc > 0)
+    )
     out["abstain_all"] = g["n_accepted"].apply(lambda x: float((x == 0).mean()))
     return out[
         [
@@ -769,6 +787,7 @@ def summarize_protocol(table: pd.DataFrame) -> pd.DataFrame:
             "risk_std",
             "risk_se",
             "pooled_risk",
+            "pooled_risk_se",
             "abstain_all",
             "n_splits",
         ]

@@ -274,7 +274,7 @@ class _Selector:
 
 
 class Scope(_Selector):
-    """SCOPE selector: certified expected error rate among accepted verdicts.
+    """SCOPE selector: certified mean false discovery proportion over calibration draws.
 
     Parameters
     ----------

@@ -36,7 +36,7 @@ def plot_convergence(models: dict[str, LatentMeasurementModel], ax: Axes | None 
         for r, hist in lmm.histories_.items():
             prev = np.concatenate([[np.nan], hist.to_numpy()[:-1]])
             rel = np.abs(hist.to_numpy() - prev) / np.abs(prev)
-            ax.semilogy(
+            ax.plot(
                 hist.index,
                 rel,
                 color=colors[k % len(colors)],
@@ -44,6 +44,7 @@ def plot_convergence(models: dict[str, LatentMeasurementModel], ax: Axes | None 
                 lw=1.2,
                 label=name if r == 0 else None,
             )
+    style.log_scale(ax)
     tol = next(iter(models.values())).tol_obj
     ax.axhline(tol, color="grey", ls=":", lw=1)
     ax.text(ax.get_xlim()[1], tol, " tol_obj", va="center", fontsize=style.MIN_FONT, color="grey")
@@ -180,8 +181,10 @@ def plot_drift(drifts: dict[str, Any], tol_obj: float = 1e-7, axes: Any = None) 
         axes = style.subplots(1, 2, height=3.4)[1]
     for name, drift in drifts.items():
         tr = drift.trace
-        axes[0].semilogy(tr.index, tr["offset"].abs(), lw=1.3, label=name)
-        axes[1].semilogy(tr.index, tr["rel_criterion"], lw=1.0, label=name)
+        axes[0].plot(tr.index, tr["offset"].abs(), lw=1.3, label=name)
+        axes[1].plot(tr.index, tr["rel_criterion"], lw=1.0, label=name)
+    for ax in axes[:2]:
+        style.log_scale(ax)
     axes[0].set(xlabel="plain sweep", ylabel="|mean q − mean q*| (drift offset t)")
     axes[1].axhline(tol_obj, color="grey", ls=":", lw=1)
     axes[1].text(axes[1].get_xlim()[1], tol_obj, " tol_obj", va="center", fontsize=style.MIN_FONT)

@@ -303,6 +303,12 @@ def _labels_of(condition: str) -> str:
     return "/".join(LABEL_SETS.get(int(spec.variant or 0), ("?", "?")))
 
 
+def _se(values: pd.Series) -> float:
+    """Standard error of the mean over cells, :math:`\\mathrm{sd} / \\sqrt{n}` (NaN below 2)."""
+    n = int(values.count())
+    return float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+
+
 def position_bias(panel: pd.DataFrame) -> pd.DataFrame:
     """How much the judge prefers the first-shown answer, under each labelling of the answers.
 
@@ -317,8 +323,11 @@ def position_bias(panel: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per labelling (``A/B``, ``1/2``, ``a/b``, ...): ``conditions`` (the pair),
-        ``n_cells`` (judge x item cells in both orders), ``first_share`` (share of verdicts for
-        the first-shown answer over both orders, a tie counting half), ``p_first`` (mean
+        ``n_cells`` (judge x item cells in both orders), ``n_verdicts`` (twice as many: one per
+        order), ``first_share`` (share of verdicts for the first-shown answer over both orders,
+        a tie counting half), ``first_share_se`` (its standard error over cells, each cell's
+        two verdicts averaged first, so that the two orders of one item count as one draw),
+        ``p_first`` (mean
         probability of the first-shown answer) and ``order_flip`` (share of cells whose
         canonical verdict flips with the order).
     """
@@ -335,12 +344,15 @@ def position_bias(panel: pd.DataFrame) -> pd.DataFrame:
         first_p = pd.concat([both[("p", c)], 1 - both[("p", twin)]])
         first_v = pd.concat([both[("verdict", c)], 1 - both[("verdict", twin)]])
         flip = (both[("verdict", c)] - both[("verdict", twin)]).abs()
+        per_cell = (both[("verdict", c)] + 1 - both[("verdict", twin)]) / 2  # both orders
         rows.append(
             {
                 "labels": _labels_of(c),
                 "conditions": f"{c} / {twin}",
                 "n_cells": int(len(both)),
+                "n_verdicts": int(2 * len(both)),
                 "first_share": float(first_v.mean()),
+                "first_share_se": _se(per_cell),
                 "p_first": float(first_p.mean()),
                 "order_flip": float(flip.mean()),
             }
@@ -363,7 +375,7 @@ def padding_shift(panel: pd.DataFrame) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per pair: ``padded`` ("A" / "B"), ``n_cells``, ``mean_shift`` (probability),
-        ``towards`` / ``away`` (share of cells whose verdict moves to / from the padded answer).
+        ``mean_shift_se`` (its standard error over cells), ``towards`` / ``away`` (share of cells whose verdict moves to / from the padded answer).
     """
     panel = validate_panel(panel)
     pairs = family_pairs(pd.unique(panel["condition"])).get("verbosity", [])
@@ -383,6 +395,7 @@ def padding_shift(panel: pd.DataFrame) -> pd.DataFrame:
                 "padded": "A" if sign > 0 else "B",
                 "n_cells": int(len(both)),
                 "mean_shift": float(shift.mean()),
+                "mean_shift_se": _se(shift),
                 "towards": float((moved > 0).mean()),
                 "away": float((moved < 0).mean()),
             }

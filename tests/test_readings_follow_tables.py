@@ -1,0 +1,104 @@
+"""A chapter rerun at other parameters never says what its own table contradicts.
+
+The conclusion once said "no threshold can accept them at α = 0.20" under a table where
+that judge's BPE accepted 28.4 %: the sentence compared the pooled error rate with α while
+SCOPE decides split by split. Each test here runs a chapter at two parameter sets (the
+book's small ones, then those an exercise asks for) and reads every generated sentence
+against the table printed beside it.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from judgerisk._book import runbook
+from judgerisk._book.render import glued_values
+from judgerisk.datasets import available, data_root
+
+ROOT = Path(__file__).resolve().parents[1]
+CONCLUSION = ROOT / "notebooks" / "15_conclusion.md"
+
+
+def _have_data() -> bool:
+    root = data_root(None, required=False)
+    return bool(root) and available("llmbar", root) and available("judgebench", root)
+
+
+def _tables(nb) -> list[list[list[str]]]:
+    """Every HTML table of the executed notebook, as rows of cell texts."""
+    found = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            page = out.get("data", {}).get("text/html")
+            if not page:
+                continue
+            page = "".join(page) if isinstance(page, list) else page
+            page = re.sub(r"<style.*?</style>", "", page, flags=re.S)
+            rows = [
+                [
+                    html.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+                    for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, flags=re.S)
+                ]
+                for r in re.findall(r"<tr.*?</tr>", page, flags=re.S)
+            ]
+            found.append(rows)
+    return found
+
+
+def _text(glued: dict, key: str) -> str:
+    data = glued[key]
+    return str(data.get("text/markdown") or data.get("text/plain"))
+
+
+def _share(text: str) -> float:
+    """``"28.4 %"`` -> 0.284; ``"none"`` -> 0.0."""
+    return 0.0 if text.strip() == "none" else float(text.strip().rstrip(" %")) / 100
+
+
+@pytest.fixture(scope="module", params=[0.10, 0.20], ids=["alpha=0.10", "alpha=0.20"])
+def conclusion(request, tmp_path_factory):
+    if not _have_data():
+        pytest.skip("the public LLMBar and JudgeBench data are not found ($JUDGERISK_DATA)")
+    out = tmp_path_factory.mktemp(f"conclusion_{request.param}")
+    path, _ = runbook.execute(CONCLUSION, out, profile="small", parameters={"alpha": request.param})
+    nb = nbformat.read(path, as_version=4)
+    certified = next(t for t in _tables(nb) if t and "guarantee met (α + 4 s.e.)" in t[0])
+    rows = {(r[0], r[1].split(" (")[0]): r for r in certified[1:]}
+    summary = next(t for t in _tables(nb) if t and "strongest baseline" in t[0])
+    return request.param, glued_values(nb), rows, {r[0]: r for r in summary[1:]}
+
+
+def test_the_bpe_reading_follows_the_split_by_split_table(conclusion):
+    alpha, glued, rows, _ = conclusion
+    table_share = float(rows[("LLMBar", "BPE")][2])
+    reading = _text(glued, "ch15_two_reading")
+    if table_share < 0.0005:
+        assert "on none of the" in reading, reading
+    else:
+        assert "on none of the" not in reading, reading  # F1: the table accepts some
+        found = re.search(r"accepted share of ([0-9.]+ %)", reading)
+        assert found and abs(_share(found.group(1)) - table_share) <= 0.0006, reading
+    assert f"α = {alpha:.2f}" in reading
+
+
+def test_the_accepted_shares_in_the_prose_are_the_tables(conclusion):
+    _, glued, rows, _ = conclusion
+    for name in ("LLMBar", "JudgeBench"):
+        key = name.lower()
+        for score, suffix in (("SCUR", "coverage"), ("BPE", "bpe")):
+            said = _share(_text(glued, f"ch15_{key}_cert_{suffix}"))
+            assert abs(said - float(rows[(name, score)][2])) <= 0.0006, (name, score)
+
+
+def test_the_verdict_words_are_the_tables(conclusion):
+    _, glued, _, summary = conclusion
+    for name in ("simulated", "LLMBar", "JudgeBench"):
+        assert _text(glued, f"ch15_{name.lower()}_verdict") == summary[name][4]
+    takeaway = _text(glued, "ch15_real_headline")
+    for name in ("LLMBar", "JudgeBench"):
+        assert f"{summary[name][4]} {summary[name][2]} on {name}" in takeaway
