@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgerisk._util import json_text
-from judgerisk._util.files import check_regular
+from judgerisk._util.files import NotRegularFileError, check_regular
 from judgerisk._util.hashing import sha256_file, sha256_path  # re-exported: records' hashes
 from judgerisk._util.safe_write import atomic_write, atomic_write_group
 from judgerisk._util.version import package_version
@@ -472,6 +472,8 @@ def read_record(path: str | Path) -> dict:
     ------
     judgerisk.panel.PanelError
         When the file is missing or carries no record.
+    judgerisk._util.files.NotRegularFileError
+        When the file or its sidecar is a FIFO, a device or a socket (nothing is read).
     """
     path = check_regular(path)  # a FIFO, device or socket: refused before any read
     err = PanelError
@@ -508,6 +510,8 @@ def read_record(path: str | Path) -> dict:
             side = check_regular(sidecar_path(path), "its provenance sidecar")
             if side.is_file():
                 return json_text.loads(side.read_text(encoding="utf-8"))
+    except NotRegularFileError:  # its sidecar is a FIFO: named as such, never read
+        raise
     except (OSError, ValueError) as exc:
         raise err(f"{path}: cannot read its provenance record ({exc})") from None
     raise err(f"{path}: no provenance record (not written by judgerisk, or the sidecar is gone)")

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgerisk._util.files import NotRegularFileError
 from judgerisk._util.version import package_version
 from judgerisk.cli.common import (
     COMMANDS,
@@ -478,6 +479,12 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
         ``status`` and ``messages``; ``exit_code`` is 0, 4 or 5
         (:data:`judgerisk.cli.common.EXIT_CODES`).
 
+    Raises
+    ------
+    judgerisk._util.files.NotRegularFileError
+        When the output or its sidecar is a FIFO, a device or a socket (nothing is read; the
+        command line exits with 2, as for any bad input).
+
     Warns
     -----
     UserWarning
@@ -492,6 +499,8 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
     path = Path(output)
     try:
         return _reproduces(path, read_record(path), parser)
+    except NotRegularFileError:  # the output or its sidecar is a FIFO: bad input, exit 2
+        raise
     except InputError as exc:  # an unreadable file or record (a PanelError, a RecordError)
         return Verification("cannot tell", [str(exc)])
 

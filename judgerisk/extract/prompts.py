@@ -296,7 +296,7 @@ def _raw_chunks(items: Any, path: Path | None, size: int) -> Iterator[pd.DataFra
         for k in range(0, len(whole), size):
             yield whole.iloc[k : k + size]
         return
-    if not path.exists():
+    if not check_regular(path, "items file").exists():  # a FIFO: refused before any read
         raise FileNotFoundError(f"items file not found: {path}")
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson"):
