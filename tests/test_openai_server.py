@@ -41,8 +41,9 @@ from judgerisk.cli import EXIT_OK, main  # noqa: E402
 from judgerisk.extract.backends import load_tokenizer, open_judge  # noqa: E402
 from judgerisk.extract.diagnostics import extraction_agreement  # noqa: E402
 from judgerisk.extract.extract import run_judge  # noqa: E402
+from judgerisk.extract.judge import RunStopped  # noqa: E402
 from judgerisk.extract.judges import SMOLLM2, bundled_gguf  # noqa: E402
-from judgerisk.extract.remote import OpenAIJudge, ServerError  # noqa: E402
+from judgerisk.extract.remote import OpenAIJudge  # noqa: E402
 from judgerisk.panel import CONDITIONS  # noqa: E402
 from judgerisk.provenance import read_record  # noqa: E402
 from judgerisk.testing import tiny_items  # noqa: E402
@@ -200,7 +201,8 @@ def test_resume_after_the_server_stops_mid_run(server, tokenizer, items, served,
     out = tmp_path / "run"
     kw = {"tokenizer": tokenizer, "concurrency": 2, "retries": 1, "backoff": 0.1, "timeout": 30}
     crashing = _StopsServer(server, stop_at=3, **kw)
-    with pytest.raises(ServerError, match="rerun the same command with --resume"):
+    # the run-level policy: prompts in a row without an answer stop the run, the rest is kept
+    with pytest.raises(RunStopped, match="rerunning the same command asks only for the others"):
         _quiet(run_judge, crashing, items, out_dir=out, chunk_size=4, template=TEMPLATE)
     done = len(pd.read_parquet(out / "parts"))
     assert done == 8  # two chunks of four finished before the crash
@@ -241,7 +243,7 @@ def test_resume_after_changing_an_input_never_returns_stale_results(
 
 def test_a_request_that_times_out_fails_with_a_named_error(server, tokenizer, items, tmp_path):
     judge = OpenAIJudge(server.url, tokenizer=tokenizer, timeout=0.001, retries=1, backoff=0.01)
-    with pytest.raises(ServerError, match=r"no answer after 2 tries .*timeout 0.001 s"):
+    with pytest.raises(RunStopped, match=r"no answer after 2 tries .*timeout 0.001 s"):
         _quiet(run_judge, judge, items, out_dir=tmp_path / "run", template=TEMPLATE)
 
 
