@@ -105,8 +105,10 @@ def test_the_blocks_a_user_starts_with_are_run():
     headings = {b.heading for b in RUN}
     assert {"Bring your own data", "Rerun a chapter on your own data"} <= headings, headings
     assert any("judgerisk simulate" in b.text for b in RUN)  # the command-line tour
-    # make book / make test, the torch install, make lock && make test, the GPU extraction
-    assert len(SKIPPED) <= 4, [b.id for b in SKIPPED]
+    # make book / make test, the torch install, make lock && make test, the GPU extraction,
+    # a Dask cluster, a streamed run of a large panel, estimates on a partly labelled panel
+    # (each run in its own test instead)
+    assert len(SKIPPED) <= 7, [b.id for b in SKIPPED]
 
 
 @pytest.mark.parametrize("block", SKIPPED, ids=[b.id for b in SKIPPED])
