@@ -102,8 +102,12 @@ class LatentMeasurementModel:
     ----------
     q_ : pandas.Series
         Latent preference by item (``q > 0`` favours the original answer A).
-    a_, b_, sigma_ : pandas.Series
-        Discrimination, bias and residual scale by judge.
+    a_ : pandas.Series
+        Discrimination by judge.
+    b_ : pandas.Series
+        Bias by judge.
+    sigma_ : pandas.Series
+        Residual scale by judge.
     delta_ : pandas.Series
         Condition effect by condition (0 for ``original``).
     kappa_ : pandas.DataFrame
@@ -126,8 +130,12 @@ class LatentMeasurementModel:
     restart_spread_ : dict
         ``max_abs_dp_hat`` (largest pairwise ``max |Δp_hat|`` between restarts over the fit
         cells) and ``criterion_range`` (max - min criterion over the restarts).
-    items_, judges_, conditions_ :
-        The fit's items, judges and conditions.
+    items_ : pandas.Index
+        The fit's items.
+    judges_ : pandas.Index
+        The fit's judges.
+    conditions_ : tuple of str
+        The fit's conditions.
 
     Notes
     -----
@@ -165,8 +173,8 @@ class LatentMeasurementModel:
     ridges on q and b pin ``t``, and the plain sweeps contract it by a factor close to 1
     per sweep (about ``1 - 2e-4`` on a 2,000-item panel). The stopping rule watches the
     margins and the criterion, so it cannot see ``t`` settle, and on panels with missing
-    cells the plain sweeps end far from the fixed point along ``t`` (chapter 3 of the
-    book shows it).
+    cells the plain sweeps end far from the fixed point along ``t`` (the book's appendix
+    "Fitting the LMM: convergence, acceleration and restarts" shows it).
 
     With only the original condition, delta and kappa are absent and the model is
     ``m = a_j q_i + b_j + eps``.
