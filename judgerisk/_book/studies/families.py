@@ -19,6 +19,7 @@ No gold label enters a score; gold only defines the errors.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -217,7 +218,7 @@ def one_judge_scores(panel: pd.DataFrame, verdict: str = "original") -> pd.DataF
     out = pd.DataFrame(index=items)
     if "swap" in wide.columns:
         pbar = (p0 + wide["swap"].reindex(items)) / 2
-        out["bpe"] = binary_entropy(pbar.to_numpy(), base=np.e)
+        out["bpe"] = binary_entropy(pbar.to_numpy(), base=math.e)
     if verdict == "bpe":
         if "bpe" not in out.columns:
             raise PanelError("verdict='bpe' needs the swap condition")
