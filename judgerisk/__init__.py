@@ -23,6 +23,9 @@ _LAZY: dict[str, str] = {
     "certify_panel": "judgerisk.engine.certified",
     "score_panel": "judgerisk.engine.certified",
     "select_items": "judgerisk.engine.certified",
+    "score_parquet": "judgerisk.engine.partitioned",
+    "estimate_panel": "judgerisk.engine.estimates",
+    "plan_labels": "judgerisk.engine.estimates",
     "CONDITIONS": "judgerisk.panel",
     "FAMILIES": "judgerisk.panel",
     "PanelError": "judgerisk.panel",
@@ -88,6 +91,8 @@ if TYPE_CHECKING:  # the names as static analysers and IDEs see them
     )
     from judgerisk.engine.analysis import evaluate_risk, summarize_risk
     from judgerisk.engine.certified import certify_panel, score_panel, select_items
+    from judgerisk.engine.estimates import estimate_panel, plan_labels
+    from judgerisk.engine.partitioned import score_parquet
     from judgerisk.engine.retention import retention_analysis, retention_curve
     from judgerisk.extract import extract_logprobs, load_judge
     from judgerisk.extract.perturb import perturb_items
@@ -130,6 +135,7 @@ __all__ = [
     "bpe",
     "certify_panel",
     "ds_entropy",
+    "estimate_panel",
     "evaluate_risk",
     "explain",
     "extract_logprobs",
@@ -146,6 +152,7 @@ __all__ = [
     "load_smollm2_llmbar_generation",
     "msp",
     "perturb_items",
+    "plan_labels",
     "parse_condition",
     "pe",
     "predictive_probability",
@@ -156,6 +163,7 @@ __all__ = [
     "save_panel",
     "scope_threshold",
     "score_panel",
+    "score_parquet",
     "scur_scores",
     "select_items",
     "simulate_pairs",

@@ -98,6 +98,9 @@ def test_a_real_ctrl_c_while_a_plugin_loads_is_an_interruption(tmp_path, inputs)
         text=True,
         env=env,
         cwd=inputs,
+        # as a terminal's Ctrl-C reaches it: a suite run in the background (``make test &``)
+        # inherits SIGINT ignored, and Python then installs no KeyboardInterrupt handler
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60

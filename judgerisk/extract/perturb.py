@@ -113,7 +113,7 @@ def perturb_chunks(
     items: Any,
     conditions: Sequence[str] = PERTURB_CONDITIONS,
     *,
-    template: str | Path | dict = "pairwise_v1",
+    template: str | Path | dict = DEFAULT_TEMPLATE,
     seed: int = 0,
     chunk_items: int | None = None,
 ) -> Iterator[pd.DataFrame]:
