@@ -431,12 +431,12 @@ class StreamSettings(_Settings):
     stream_rows : int, default 5,000,000
         Rows (observed cells) above which a parquet panel is streamed; at most this many are
         scored in memory as before (about 1 GB for a dense panel).
-    fit_sample : int, default 100,000
+    fit_sample : int, default 50,000
         Items of the panel drawn at random (seeded by ``seed``) whose cells are loaded: each
         fold fits the LMM on the sample's items among its fit items and freezes its ECDFs on
         the sample's reference items; the Dawid–Skene-type aggregators and scores fit on the
         whole sample. A panel with at most this many items is fitted in full.
-    partition_items : int, default 100,000
+    partition_items : int, default 50,000
         Items scored per partition (a range of consecutive items in sorted order).
     dask : str or None, default None
         Address of an existing Dask scheduler (``tcp://host:8786``) that scores the
@@ -446,8 +446,8 @@ class StreamSettings(_Settings):
     _command = "score"
 
     stream_rows: int = 5_000_000
-    fit_sample: int = 100_000
-    partition_items: int = 100_000
+    fit_sample: int = 50_000
+    partition_items: int = 50_000
     dask: str | None = None
 
     def __post_init__(self) -> None:
