@@ -542,25 +542,7 @@ def check_scorable(panel: pd.DataFrame) -> None:
         (:func:`judgerisk.coverage.distinct_patterns`, at most :data:`FEW_PATTERNS`) that every
         per-item score takes only that many values.
     """
-    orig = panel.loc[panel["condition"] == ORIGINAL]
-    judges = pd.unique(orig["judge"])
-    if len(judges) < 2:
-        both = len(judges) == 1 and "swap" in set(panel["condition"])
-        raise PanelError(
-            f"panel scoring needs at least two judges in the '{ORIGINAL}' condition; "
-            f"found {len(judges)} ({list(judges)})"
-            + (
-                "; for one judge in both orders use: judgerisk bpe PANEL -o bpe.csv (the "
-                "per-item table), or judgerisk report PANEL -o report.html (its report)"
-                if both
-                else "; add a second judge's verdicts on the same items (a panel), or this "
-                "judge's verdicts with the two answers swapped (condition 'swap': its BPE and "
-                "SCOPE report, judgerisk report)"
-            )
-        )
-    groups = judge_groups(panel)
-    if len(groups) > 1:
-        raise PanelError(no_shared_items(groups))
+    orig = _refuse(panel)
     warn_ties_and_orientation(panel)
     n_items, patterns = panel["item"].nunique(), distinct_patterns(panel)
     if patterns <= FEW_PATTERNS and n_items > patterns:
@@ -598,6 +580,30 @@ def _example_pairs(family: str) -> list[str]:
     return [f"{a}/{b}" for a, b in FAMILIES[family].pairs(CONDITIONS)]
 
 
+def _refuse(panel: pd.DataFrame) -> pd.DataFrame:
+    """:func:`check_scorable`'s refusals (no warning); the panel's original-condition rows."""
+    orig = panel.loc[panel["condition"] == ORIGINAL]
+    judges = pd.unique(orig["judge"])
+    if len(judges) < 2:
+        both = len(judges) == 1 and "swap" in set(panel["condition"])
+        raise PanelError(
+            f"panel scoring needs at least two judges in the '{ORIGINAL}' condition; "
+            f"found {len(judges)} ({list(judges)})"
+            + (
+                "; for one judge in both orders use: judgerisk bpe PANEL -o bpe.csv (the "
+                "per-item table), or judgerisk report PANEL -o report.html (its report)"
+                if both
+                else "; add a second judge's verdicts on the same items (a panel), or this "
+                "judge's verdicts with the two answers swapped (condition 'swap': its BPE and "
+                "SCOPE report, judgerisk report)"
+            )
+        )
+    groups = judge_groups(panel)
+    if len(groups) > 1:
+        raise PanelError(no_shared_items(groups))
+    return orig
+
+
 def refuse_unscorable(source: str | os.PathLike, panel: pd.DataFrame) -> None:
     """:func:`check_scorable`'s refusal naming the file ``source`` the panel was read from.
 
@@ -610,9 +616,7 @@ def refuse_unscorable(source: str | os.PathLike, panel: pd.DataFrame) -> None:
     PanelError
         ``"<source>: <check_scorable's reason>"``.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            check_scorable(panel)
-        except PanelError as exc:
-            raise PanelError(f"{source}: {exc}") from None
+    try:
+        _refuse(panel)  # the refusals only: the warnings' checks run once, in the scoring
+    except PanelError as exc:
+        raise PanelError(f"{source}: {exc}") from None
