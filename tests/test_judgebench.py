@@ -29,6 +29,7 @@ if HAVE:
         load_judgebench_panel,
         load_judgebench_reward_pairs,
         load_judgebench_verdicts,
+        model_name,
     )
 
 Z = 4.0  # Monte-Carlo tolerance, derived in tests/test_protocol.py
@@ -67,7 +68,15 @@ def test_reward_panel_is_valid():
     pd.testing.assert_frame_equal(panel, validate_panel(panel))
     assert panel["logit"].abs().max() <= 20
     sub = load_judgebench_panel(judges=[REWARD_MODELS[1]])
-    assert set(sub["judge"]) == {REWARD_MODELS[1]}
+    assert set(sub["judge"]) == {"Skywork-Reward-Llama-3.1-8B"}  # the model name, no org
+    assert set(panel["judge"]) == {model_name(k) for k in REWARD_MODELS}
+    by_name = load_judgebench_panel(judges=["Skywork-Reward-Llama-3.1-8B"])
+    pd.testing.assert_frame_equal(sub, by_name)
+    pairs = load_judgebench_reward_pairs("internlm2-20b-reward")
+    pd.testing.assert_frame_equal(
+        pairs, load_judgebench_reward_pairs("internlm_internlm2-20b-reward")
+    )
+    assert model_name("o1-mini-2024-09-12") == "o1-mini-2024-09-12"
 
 
 def test_llm_verdicts_mapped_to_original_frame():

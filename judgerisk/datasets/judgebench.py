@@ -73,6 +73,7 @@ from judgerisk.panel import validate_panel
 
 __all__ = [
     "REWARD_MODELS",
+    "model_name",
     "LLM_JUDGES",
     "SOURCE_FILES",
     "build_judgments_table",
@@ -94,6 +95,25 @@ REWARD_MODELS: tuple[str, ...] = (
     "internlm_internlm2-7b-reward",
     "Ray2333_GRM-Gemma-2B-rewardmodel-ft",
 )
+
+
+def model_name(key: str) -> str:
+    """A reward model's name without its organisation: ``"internlm_internlm2-20b-reward"`` ->
+    ``"internlm2-20b-reward"``.
+
+    JudgeBench's output files spell a Hugging Face id ``org/model`` as ``org_model``
+    (:data:`REWARD_MODELS`). The panels this module returns name each reward model by its
+    model name alone; every function taking a judge accepts either spelling. Any other name is
+    returned as it is.
+    """
+    return key.split("_", 1)[1] if key in REWARD_MODELS else key
+
+
+def _reward_key(name: str) -> str:
+    """The :data:`REWARD_MODELS` key of a reward model given by its key or its model name."""
+    return {model_name(k): k for k in REWARD_MODELS}.get(name, name)
+
+
 LLM_JUDGES: tuple[str, ...] = ("o1-mini-2024-09-12", "claude-3-haiku-20240307")
 #: Canonical 5-level verdict -> signed strength (positive = original A wins).
 VERDICT_STRENGTH: dict[str, int] = {"A>>B": 2, "A>B": 1, "A=B": 0, "B>A": -1, "B>>A": -2}
@@ -271,6 +291,7 @@ def judgebench_reward_judges(data_dir: str | os.PathLike | None = None) -> list[
 
 def _reward_rows(df: pd.DataFrame, judges) -> pd.DataFrame:
     rm = df[df["judge_name"] == "reward_model"]
+    judges = [_reward_key(str(j)) for j in judges]
     available = set(rm["judge_model"])
     unknown = [j for j in judges if j not in available]
     if unknown:
@@ -291,7 +312,8 @@ def load_judgebench_reward_pairs(
     Parameters
     ----------
     judge : str
-        A reward model name (see :data:`REWARD_MODELS` / :func:`judgebench_reward_judges`).
+        A reward model: its key (:data:`REWARD_MODELS`, :func:`judgebench_reward_judges`) or
+        its model name (:func:`model_name`).
     data_dir : path-like, optional
         Data root or the ``judgebench`` folder.
 
@@ -329,13 +351,14 @@ def load_judgebench_panel(
     ----------
     data_dir : path-like, optional
     judges : "reward_models" or sequence of str
-        Reward models to include (all five by default). The LLM judges have no probabilities;
-        see :func:`load_judgebench_verdicts`.
+        Reward models to include (all five by default), by key or model name. The LLM judges
+        have no probabilities; see :func:`load_judgebench_verdicts`.
 
     Returns
     -------
     pandas.DataFrame
-        A panel (:func:`judgerisk.panel.validate_panel`): ``item`` (pair id), ``judge``,
+        A panel (:func:`judgerisk.panel.validate_panel`): ``item`` (pair id), ``judge`` (the
+        model name, :func:`model_name`),
         ``condition``, ``logit`` (:math:`r_A - r_B`, clipped to [−20, 20] by validation), ``p``,
         ``verdict``, ``gold``, plus ``source``.
     """
@@ -349,7 +372,7 @@ def load_judgebench_panel(
     panel = pd.DataFrame(
         {
             "item": rows["pair_id"].astype(str).to_numpy(),
-            "judge": rows["judge_model"].astype(str).to_numpy(),
+            "judge": rows["judge_model"].astype(str).map(model_name).to_numpy(),
             "condition": np.where(rows["game"].to_numpy() == 1, "original", "swap"),
             "logit": rows["logit"].to_numpy(np.float64),
             "gold": rows["gold_label"].map(_GOLD).to_numpy(),
