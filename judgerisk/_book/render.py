@@ -486,11 +486,14 @@ def machine_description() -> str:
     )
 
 
-def times_markdown(timings: dict, machine: str) -> str:
+def times_markdown(timings: dict, machine: str, titles: dict[str, str] | None = None) -> str:
     """The table of each chapter's measured run time (MyST markdown).
 
-    ``timings`` is :func:`judgerisk._book.runbook.read_timings` of the executed chapters.
+    ``timings`` is :func:`judgerisk._book.runbook.read_timings` of the executed chapters;
+    ``titles`` (``{stem: title}``, the chapters' headings) names each chapter as its page
+    does; a chapter without one is named from its file.
     """
+    titles = titles or {}
     lines = [
         f"Measured on {machine} when this book was built:",
         "",
@@ -501,7 +504,8 @@ def times_markdown(timings: dict, machine: str) -> str:
         number, _, name = stem.partition("_")
         option = " --small" if run["profile"] == "small" else ""
         lines.append(
-            f"| {number} {name.replace('_', ' ')} | `judgerisk run {number}{option}` | "
+            f"| {number} {titles.get(stem, name.replace('_', ' '))} | "
+            f"`judgerisk run {number}{option}` | "
             f"{run['profile']} | {run['seconds']:.0f} s |"
         )
     return "\n".join(lines) + "\n"
