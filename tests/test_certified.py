@@ -170,6 +170,6 @@ def test_validity_cells_are_one_readable_cell_per_alpha(sim, sim_scores):
 
     table = certify_panel(sim, scores=sim_scores, n_splits=50, split_seed=0)
     cells = validity_cells(summarize_certified(table))
-    assert list(cells.columns) == [f"{a:g}" for a in ALPHAS] and cells.columns.name == "α"
-    assert cells.columns[0] == "0.05"  # not 0.050000
+    assert list(cells.columns) == [f"{a:.3f}" for a in ALPHAS] and cells.columns.name == "α"
+    assert cells.columns[0] == "0.050"  # as format_table prints an α header, not 0.050000
     assert cells.stack().str.fullmatch(r"\d\.\d{3} [≤>] \d\.\d{3}").all()

@@ -247,7 +247,8 @@ def certified_table(
         scope = scope.rename(index={m: style.label(m) for m in methods}, level="method")
     alpha = scope.index.get_level_values("alpha").to_numpy(float)
     scope["bound"] = alpha + VALID_SE * scope["risk_se"].fillna(0.0)
-    scope["risk_se"] = scope["risk_se"].map(lambda v: f"{v:.4g}" if pd.notna(v) else "–")
+    # fixed decimals in the column (4: one more than the bound's, whose 4 s.e. it sets)
+    scope["risk_se"] = scope["risk_se"].map(lambda v: f"{v:.4f}" if pd.notna(v) else "–")
     table = scope[list(CERTIFIED_HEADERS)].rename(columns=CERTIFIED_HEADERS)
     table.index = table.index.set_names(
         [
@@ -272,6 +273,6 @@ def validity_cells(summary: pd.DataFrame) -> pd.DataFrame:
         index=table.index,
     )
     cells = cells.unstack("α")
-    cells.columns = [f"{a:g}" for a in cells.columns]  # 0.05, not 0.050000
+    cells.columns = [f"{a:.3f}" for a in cells.columns]  # as format_table prints an α header
     cells.columns.name = "α"
     return cells

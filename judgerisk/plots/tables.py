@@ -55,6 +55,10 @@ HEADERS: dict[str, str] = {
     "z_U": "z of U",
     "z_C": "z of C",
     "z_S": "z of S",
+    "dataset": "data set",
+    "a_j": "discrimination a",
+    "b_j": "bias b",
+    "rho": "kept share ρ",
 }
 _SNAKE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+$")
 
