@@ -58,7 +58,7 @@ PAGE_PROBE = """
             width: i.getBoundingClientRect().width, natural: i.naturalWidth};
   });
   const col = article.getBoundingClientRect();
-  const wide = [...article.querySelectorAll('mjx-container[display="true"], table')]
+  const wide = [...article.querySelectorAll('mjx-container[display="true"], table, pre')]
     .filter(el => el.getBoundingClientRect().width > 0)
     .filter(el => el.scrollWidth > el.clientWidth + 1
                   || el.getBoundingClientRect().right > col.right + 1)
