@@ -78,7 +78,7 @@ def format_risk(value: float, digits: int) -> str:
 
 def format_complement(value: float) -> str:
     """``1 − value`` in scientific notation, two significant digits: how far a score near 1 is
-    from 1 (for SCUR, the product of the signals' complements :math:`\\prod_k (1 - z^k)`)."""
+    from 1 (for SCUR, the product of the signals' complements :math:`\\prod_X (1 - z^X)`)."""
     return "" if not np.isfinite(value) else f"{1.0 - value:.1e}"
 
 

@@ -193,7 +193,7 @@ def scur_scores(
         Constructor arguments of the default model (not together with ``lmm``).
     s_norm : {"ecdf", "max"}, default "ecdf"
         How the S families are merged: ``"ecdf"`` (default **[R]**) re-normalises
-        :math:`\\max_k z^{S_k}` with its own reference ECDF, so that :math:`z^S` is uniform on
+        :math:`\\max_F z^{S^F}` with its own reference ECDF, so that :math:`z^S` is uniform on
         the reference items like :math:`z^U` and :math:`z^C`; ``"max"`` uses the maximum
         itself, which is stochastically larger than a uniform when both families are kept.
     split : pandas.Series, optional
@@ -234,7 +234,7 @@ def scur_scores(
     4. Freeze each component's ECDF on the reference items:
        :math:`z^X_i = n_\\mathrm{ref}^{-1} \\sum_{r} \\mathbf{1}[X_r \\le X_i]`. A component
        absent or constant on the reference split is dropped (listed in ``dropped``).
-    5. :math:`S_i = \\max_k z^{S_k}_i` over the kept S components (of ``s_families``), the
+    5. :math:`S_i = \\max_F z^{S^F}_i` over the kept S components (of ``s_families``), the
        paper's combination of its two families applied to every family present,
        re-normalised on the reference split: :math:`z^S_i = F^{\\max}_\\mathrm{ref}(S_i)`.
     6. :math:`\\mathrm{SCUR}_i = 1 - \\prod_{k} \\max(1 - z^k_i, 10^{-12})` over the kept

@@ -316,17 +316,17 @@ def signal_s(
 
     Notes
     -----
-    For family :math:`k` with condition pairs :math:`(c, c')`
+    For family :math:`F` with condition pairs :math:`(c, c') \\in P_F`
     (:meth:`judgerisk.families.Family.pairs`: for order ``(swap, original)`` and each
     ``(swap_F<k>, F<k>)``; for any other family F ``(F<k>, original)`` and ``(swap_F<k>,
     swap)``), the mean runs over the judges and pairs for which both cells are observed:
 
     .. math::
 
-        S^k_i = \\operatorname{mean}_{j, (c,c') \\in k} |p_{ijc} - p_{ijc'}|, \\qquad
-        S^{k,\\mathrm{logit}}_i = \\operatorname{mean}_{j, (c,c') \\in k} |m_{ijc} - m_{ijc'}|,
+        S^F_i = \\operatorname{mean}_{j, (c,c') \\in P_F} |p_{ijc} - p_{ijc'}|, \\qquad
+        S^{F,\\mathrm{logit}}_i = \\operatorname{mean}_{j, (c,c') \\in P_F} |m_{ijc} - m_{ijc'}|,
         \\qquad
-        S^{k,\\mathrm{deb}}_i = \\operatorname{mean}_{j, (c,c') \\in k}
+        S^{F,\\mathrm{deb}}_i = \\operatorname{mean}_{j, (c,c') \\in P_F}
           \\frac{|m_{ijc} - m_{ijc'} - (\\delta_c + \\kappa_{jc} - \\delta_{c'} - \\kappa_{jc'})|}
                {\\sigma_j}.
 
@@ -407,7 +407,7 @@ def _s_by_pairs(icodes, jcodes, ccodes, values, shape, effect, sig) -> dict[str,
 
 # --------------------------------------------------------------------------- combination
 def combine_scur(z: pd.DataFrame) -> pd.Series:
-    """Noisy-OR of the normalised signals: :math:`1 - \\prod_k \\max(1 - z^k, 10^{-12})`.
+    """Noisy-OR of the normalised signals: :math:`1 - \\prod_X \\max(1 - z^X, 10^{-12})`.
 
     Parameters
     ----------
