@@ -95,6 +95,8 @@ def test_render_resolves_glue_citations_admonitions_figures_and_conditions(tmp_p
     assert "<em>mechanics</em>" in html and "<p>After the note.</p>" in html
     assert "What the real panels say." not in html  # ch05_ran is False: not shown
     assert "panel" in html and "{term}" not in html
+    assert ">5. High consensus<" in html  # numbered as in the book
+    assert "max-width:56rem" in html  # the book's column width, not the window's
     assert json.loads(src.read_text())  # the executed notebook itself is left as it was
     assert "show-if:ch05_ran" in src.read_text() and "remove-cell" in src.read_text()
 

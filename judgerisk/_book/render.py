@@ -263,7 +263,7 @@ def book_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
         if "remove-cell" in tags:
             continue
         if cell.cell_type == "markdown":
-            cell.source = resolve_myst(cell.source, ctx)
+            cell.source = _numbered_title(resolve_myst(cell.source, ctx), chapter)
         elif cell.cell_type == "code":
             name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
             if name and any("image/png" in o.get("data", {}) for o in cell.outputs):
@@ -282,6 +282,13 @@ def book_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
         cells.append(cell)
     nb.cells = cells
     return nb
+
+
+def _numbered_title(source: str, chapter: str) -> str:
+    """The chapter's title numbered as the book's table of contents numbers it ("# 12. ...")."""
+    if not source.startswith("# ") or source[2:].startswith(f"{chapter}."):
+        return source
+    return f"# {chapter}. {source[2:]}"
 
 
 def downloadable_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
@@ -334,7 +341,11 @@ STYLE = (
     "margin:1em 0}.admonition.warning{border-color:#d9822b;background:#fdf6ee}"
     ".admonition.important{border-color:#c23b22}.admonition.tip{border-color:#3b8b3b}"
     ".admonition-title{font-weight:bold}details.admonition summary{cursor:pointer;"
-    "font-weight:bold}figure{margin:1em 0}figcaption{font-size:.9em}</style>\n"
+    "font-weight:bold}figure{margin:1em 0}figcaption{font-size:.9em}"
+    # a column as wide as the book's (about 80 characters), text cells of tables left-aligned
+    # (format_table right-aligns the numeric columns itself)
+    "main{max-width:56rem;margin:0 auto}.jp-RenderedHTMLCommon td,"
+    ".jp-RenderedHTMLCommon th{text-align:left}</style>\n"
 )
 
 
