@@ -36,6 +36,7 @@ __all__ = [
     "expected_seconds",
     "time_warning",
     "times_markdown",
+    "chapter_titles",
     "write_chapter_times",
     "machine_description",
 ]
@@ -132,7 +133,7 @@ def _bibliography(bib_path: Path | None) -> dict[str, str]:
     return out
 
 
-def _titles(folder: Path | None) -> dict[str, str]:
+def chapter_titles(folder: Path | None) -> dict[str, str]:
     """``{stem: title}`` of the chapter sources and book pages beside the chapter."""
     titles: dict[str, str] = {}
     if folder is None:
@@ -164,7 +165,7 @@ class _Context:
         self.glued = glued_values(nb)
         self.chapter = chapter
         self.cites = _bibliography(book / "book" / "references.bib" if book else None)
-        self.titles = _titles(book / "notebooks" if book else None)
+        self.titles = chapter_titles(book / "notebooks" if book else None)
         self.labels = _labels(book)
         self.figures: dict[str, str] = {}
         self.equations: dict[str, str] = {}

@@ -346,9 +346,9 @@ def stage_book(executed_dir: Path, stage_dir: Path, root: Path | None = None) ->
         shutil.copy2(executed_dir / f"{stem}.ipynb", stage_dir / "notebooks" / f"{stem}.ipynb")
     page = parameters_markdown(notebook_paths(root), read_timings(executed_dir))
     atomic_write(stage_dir / "book" / "_chapter_parameters.md", lambda tmp: tmp.write_text(page))
-    from judgerisk._book.render import _titles, machine_description, times_markdown
+    from judgerisk._book.render import chapter_titles, machine_description, times_markdown
 
-    titles = _titles(root / "notebooks")
+    titles = chapter_titles(root / "notebooks")
     times = times_markdown(read_timings(executed_dir), machine_description(), titles)
     atomic_write(stage_dir / "book" / "_chapter_times.md", lambda tmp: tmp.write_text(times))
     return stage_dir
