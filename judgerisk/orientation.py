@@ -99,7 +99,9 @@ def _by_condition(panel: pd.DataFrame) -> dict[str, pd.DataFrame]:
     and per use (a 600,000-row panel: 0.05 s against about 1.5 s).
     """
     cells = panel[["item", "judge", "logit"]]
-    return {str(c): rows for c, rows in cells.groupby(panel["condition"], sort=False)}
+    # observed: a categorical condition gives its used values only
+    groups = cells.groupby(panel["condition"], sort=False, observed=True)
+    return {str(c): rows for c, rows in groups}
 
 
 def _order_disagreement(parts: dict[str, pd.DataFrame]) -> pd.DataFrame:
