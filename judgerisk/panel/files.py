@@ -215,6 +215,11 @@ def read_table(path: str | Path) -> pd.DataFrame:
         return _READERS[suffix](path)
     except PanelError:
         raise
+    except OverflowError as exc:  # older pandas overflow in the reader, newer ones later on
+        raise PanelError(
+            f"{path}: a number in the file is too large for a float ({exc}); values must "
+            "lie within ±1.8e308"
+        ) from None
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PanelError(f"{path}: cannot read it as {suffix} ({first})") from None
