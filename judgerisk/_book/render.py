@@ -161,8 +161,9 @@ def _labels(book: Path | None) -> dict[str, str]:
 
 
 class _Context:
-    def __init__(self, nb: Any, chapter: str, book: Path | None) -> None:
+    def __init__(self, nb: Any, chapter: str, book: Path | None, links: bool = True) -> None:
         self.glued = glued_values(nb)
+        self.links = links  # a page links its figures and equations; a notebook cannot
         self.chapter = chapter
         self.cites = _bibliography(book / "book" / "references.bib" if book else None)
         self.titles = chapter_titles(book / "notebooks" if book else None)
@@ -197,12 +198,21 @@ def _role(ctx: _Context, role: str, text: str) -> str:
         return ctx.labels[target]  # a section's heading, as the book prints it
     if role in ("doc", "ref"):
         stem = Path(target).stem
-        return shown or ctx.titles.get(stem, stem.replace("_", " "))
+        if shown:
+            return shown
+        title = ctx.titles.get(stem, stem.replace("_", " "))
+        number = stem.split("_", 1)[0].lstrip("0")
+        # another chapter, named by its number too: a rerun page stands alone, without the
+        # book's pages to link to, and the number finds the chapter in the book's contents
+        is_chapter = stem[:1].isdigit() or stem[:1] == "A" and stem[1:2].isdigit()
+        return f"chapter {number}, “{title}”" if is_chapter and number else title
     if role == "numref":
         number = ctx.figures.get(target, "?")
-        return shown.replace("%s", number) if shown else f"Fig. {number}"
+        shown = shown.replace("%s", number) if shown else f"Fig. {number}"
+        return _anchor_link(ctx, target, shown) if target in ctx.figures else shown
     if role == "eq":
-        return f"({ctx.equations.get(target, target)})"
+        shown = f"({ctx.equations.get(target, target)})"
+        return _anchor_link(ctx, target, shown) if target in ctx.equations else shown
     if role.startswith("cite"):
         keys = [k.strip() for k in text.split(",")]
         refs = [ctx.cites.get(k, k) for k in keys]
@@ -210,6 +220,14 @@ def _role(ctx: _Context, role: str, text: str) -> str:
             return ", ".join(refs)
         return "(" + "; ".join(r.replace(" (", ", ").rstrip(")") for r in refs) + ")"
     return f"`{text}`"
+
+
+_ESCAPED_LINK = re.compile(r"&lt;a href=&#x27;#([\w-]+)&#x27;&gt;(.*?)&lt;/a&gt;")
+
+
+def _anchor_link(ctx: _Context, target: str, text: str) -> str:
+    """A link to a figure or an equation on the same page (plain text in a notebook)."""
+    return f"<a href='#{html.escape(target)}'>{text}</a>" if ctx.links else text
 
 
 def _admonition(m: re.Match, ctx: _Context) -> str:
@@ -227,7 +245,10 @@ def resolve_myst(text: str, ctx: _Context) -> str:
     """Markdown with the book's MyST roles, admonitions and labelled equations resolved."""
     text = ADMONITION.sub(lambda m: _admonition(m, ctx), text)
     text = LABELLED_EQ.sub(
-        lambda m: f"$${m.group(1).rstrip()}\\tag{{{ctx.equations.get(m.group(2), '')}}}$$",
+        lambda m: (
+            (f"<a id='{html.escape(m.group(2))}'></a>\n\n" if ctx.links else "")
+            + f"$${m.group(1).rstrip()}\\tag{{{ctx.equations.get(m.group(2), '')}}}$$"
+        ),
         text,
     )
     return ROLE.sub(lambda m: _role(ctx, m.group(1), m.group(2)), text)
@@ -238,6 +259,8 @@ def _figure_html(cell: Any, number: str, ctx: _Context | None = None) -> str:
     caption = meta["figure"].get("caption", "").strip()
     if ctx is not None:  # a caption's references, as the book prints them
         caption = resolve_myst(caption, ctx)
+    # the caption is text; only the links to a figure or equation on the page stay markup
+    caption = _ESCAPED_LINK.sub(r"<a href='#\1'>\2</a>", html.escape(caption))
     alt = meta.get("image", {}).get("alt", "").strip()
     images = [o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {})]
     tags = "".join(
@@ -247,7 +270,7 @@ def _figure_html(cell: Any, number: str, ctx: _Context | None = None) -> str:
     )
     return (
         f"<figure id='{meta['figure']['name']}'>{tags}<figcaption><b>Fig. {number}.</b> "
-        f"{html.escape(caption)}</figcaption></figure>"
+        f"{caption}</figcaption></figure>"
     )
 
 
@@ -304,7 +327,7 @@ def downloadable_notebook(nb: Any, chapter: str, book: Path | None = None) -> An
 
     nb = copy.deepcopy(nb)
     apply_conditions(nb)
-    ctx = _Context(nb, chapter, book)
+    ctx = _Context(nb, chapter, book, links=False)
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
