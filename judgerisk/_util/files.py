@@ -18,7 +18,7 @@ from pathlib import Path
 
 from judgerisk.options import InputError
 
-__all__ = ["NotRegularFileError", "check_regular", "file_kind"]
+__all__ = ["NotRegularFileError", "check_regular", "file_kind", "float_overflow_message"]
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -68,3 +68,16 @@ def check_regular(path: str | os.PathLike, what: str = "") -> Path:
             "a file and pass that"
         )
     return Path(path)
+
+
+def float_overflow_message(detail: str) -> str:
+    """The one message for a number in the input beyond a float's range (±1.8e308).
+
+    Older pandas raise ``OverflowError`` inside the table reader, newer ones later on; the
+    reader (:func:`judgerisk.panel.read_table`, which prefixes the file) and the command line's
+    last-resort handler both word it with this text, so the user reads the same line on either.
+    """
+    return (
+        f"a number in the input is too large for a float ({detail}); values must lie "
+        "within ±1.8e308"
+    )

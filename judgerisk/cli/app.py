@@ -15,6 +15,7 @@ import textwrap
 import time
 import warnings
 
+from judgerisk._util.files import float_overflow_message
 from judgerisk._util.registry import PluginError
 from judgerisk._util.version import package_version
 from judgerisk.cli.common import (
@@ -166,11 +167,7 @@ def failure_line(exc: Exception) -> tuple[str, int]:
             EXIT_USAGE,
         )
     if isinstance(exc, OverflowError):
-        return (
-            f"a number in the input is too large for a float ({detail}); values must lie "
-            "within ±1.8e308",
-            EXIT_USAGE,
-        )
+        return float_overflow_message(detail), EXIT_USAGE
     if isinstance(exc, RuntimeError):  # judgerisk's own runtime failures say what happened
         return f"{type(exc).__name__}: {' '.join(str(exc).split())}", EXIT_RUNTIME
     return (

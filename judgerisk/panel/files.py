@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk._util import json_text
-from judgerisk._util.files import check_regular
+from judgerisk._util.files import check_regular, float_overflow_message
 from judgerisk._util.safe_write import atomic_write
 from judgerisk.families import DECLARED, DeclaredConditions
 from judgerisk.panel.contract import (
@@ -216,10 +216,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
     except PanelError:
         raise
     except OverflowError as exc:  # older pandas overflow in the reader, newer ones later on
-        raise PanelError(
-            f"{path}: a number in the file is too large for a float ({exc}); values must "
-            "lie within ±1.8e308"
-        ) from None
+        raise PanelError(f"{path}: {float_overflow_message(str(exc))}") from None
     except (ValueError, OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PanelError(f"{path}: cannot read it as {suffix} ({first})") from None
