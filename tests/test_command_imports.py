@@ -106,3 +106,17 @@ def test_the_check_sees_a_study_and_a_figure(tmp_path):
     assert "judgerisk._book.studies.paired" in found
     assert "judgerisk._book.figures.risk" in found and "matplotlib" in found
     assert offending({"judgerisk.engine.certified", "judgerisk.plotsy"}) == []
+
+
+#: Libraries that cost ``judgerisk score`` most of a second to load and that scoring a panel
+#: never calls (issue 43: the 20k-item score's time): scikit-learn (its metrics serve AUROCs and
+#: the chapters), scipy.stats (certificates, intervals) and scipy.optimize (GLAD, the LMM's
+#: "lbfgs" solver). They load where they are used.
+SLOW = ("sklearn", "scipy.stats", "scipy.optimize")
+
+
+def test_score_loads_no_slow_library_it_does_not_use(inputs):
+    args = ["score", "panel.csv", "-o", "scored-slow.csv"]  # its own output: none is overwritten
+    modules = imported_modules(["-m", "judgerisk.cli", *args], inputs)
+    slow = sorted(m for m in modules if any(m == s or m.startswith(s + ".") for s in SLOW))
+    assert slow == [], f"judgerisk score imports {slow[:8]}"

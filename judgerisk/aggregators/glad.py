@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 
 from judgerisk.aggregators.base import BaseAggregator, register_aggregator
@@ -106,6 +105,8 @@ class GLAD(BaseAggregator):
                 g_a = resid.T @ beta - (a - self.alpha_prior_mean)
                 return -q, -np.concatenate([g_a, g_b])
             return -q, -g_b
+
+        from scipy.optimize import minimize  # scipy.optimize loads slowly: only for GLAD
 
         rho = e_step(alpha, b)
         q_old = -np.inf

@@ -41,10 +41,13 @@ def _ids_as_given(df: pd.DataFrame) -> pd.DataFrame:
     """csv ids read as text; an item column of plain integers (no leading zero) becomes int."""
     if "item" in df.columns and pd.api.types.is_string_dtype(df["item"]):
         text = df["item"]
-        if text.notna().all() and text.map(lambda v: bool(_INT_TEXT.match(str(v)))).all():
-            as_int = pd.to_numeric(text, errors="coerce")
-            if as_int.notna().all() and (as_int.abs() < 2**53).all():
-                df["item"] = as_int.astype(np.int64)
+        if text.notna().all():
+            # each distinct id checked once (a panel repeats an item judges x conditions times)
+            codes, ids = pd.factorize(text)
+            if all(_INT_TEXT.match(str(v)) for v in ids):
+                as_int = pd.to_numeric(pd.Series(ids), errors="coerce")
+                if as_int.notna().all() and (as_int.abs() < 2**53).all():
+                    df["item"] = as_int.to_numpy(dtype=np.int64)[codes]
     return df
 
 

@@ -28,7 +28,6 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from scipy.special import expit
-from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 from judgerisk.options import check_count
@@ -281,6 +280,8 @@ class LatentMeasurementModel:
         pool = np.flatnonzero(conv) if conv.any() else np.arange(len(runs))
         kept = int(pool[np.argmin(crit[pool])])
         if not conv.any():
+            from sklearn.exceptions import ConvergenceWarning  # scikit-learn loads slowly
+
             warnings.warn(
                 f"LatentMeasurementModel: no restart met the convergence rule within "
                 f"{self.max_iter_extended} sweeps (rms < {self.tol_rms}, max < {self.tol_max}, "

@@ -40,7 +40,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import expit
 
 from judgerisk.panel import PanelArrays
@@ -519,6 +518,8 @@ def run_lbfgs(
     The paper's rule is applied to successive L-BFGS iterates; the iteration stops as soon
     as it holds (or at L-BFGS's own convergence, which is then checked against the rule).
     """
+    from scipy.optimize import minimize  # scipy.optimize loads slowly: only for "lbfgs"
+
     warm = min(20, max_iter)
     head = run_plain(d, lam, p, order, Rule(0, 0, 0, 10**9), warm, anderson=False)
     I, J, C = d.n_items, d.n_judges, d.n_cond

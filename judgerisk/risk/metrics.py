@@ -19,7 +19,6 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from sklearn.metrics import roc_auc_score
 
 from judgerisk.options import ANALYSIS
 from judgerisk.panel.cell_table import CellTable
@@ -114,6 +113,8 @@ def auroc(scores: npt.ArrayLike, errors: npt.ArrayLike) -> float:
     n_pos = int(err.sum())
     if n_pos == 0 or n_pos == len(err):
         return float("nan")
+    from sklearn.metrics import roc_auc_score  # scikit-learn loads slowly: only when used
+
     return float(roc_auc_score(err.to_numpy(), sc.to_numpy()))
 
 
@@ -156,6 +157,8 @@ def auroc_table(scores: pd.DataFrame, errors: npt.ArrayLike) -> pd.Series:
     n_pos = int(err.sum())
     if n_pos == 0 or n_pos == len(err) or arr.shape[1] == 0:
         return pd.Series(np.nan, index=scores.columns, name="auroc", dtype=float)
+    from sklearn.metrics import roc_auc_score
+
     y = np.repeat(err.to_numpy()[:, None], arr.shape[1], axis=1)
     values = roc_auc_score(y, arr, average=None)
     return pd.Series(np.asarray(values, dtype=float), index=scores.columns, name="auroc")

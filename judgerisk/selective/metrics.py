@@ -22,7 +22,6 @@ import warnings
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-from sklearn.metrics import average_precision_score, roc_auc_score
 
 from judgerisk.options import check_count
 from judgerisk.validation import as_binary, as_bool, as_float
@@ -165,6 +164,8 @@ def auroc_correct(confidence: npt.ArrayLike, correct: npt.ArrayLike) -> float:
     Returns NaN with a warning when only one class is present.
     """
     c, y = _pair(confidence, correct)
+    from sklearn.metrics import roc_auc_score  # scikit-learn loads slowly: only when used
+
     return float("nan") if _one_class(y, "AUROC") else float(roc_auc_score(y, c))
 
 
@@ -175,6 +176,8 @@ def auprc_correct(confidence: npt.ArrayLike, correct: npt.ArrayLike) -> float:
     Returns NaN with a warning when only one class is present.
     """
     c, y = _pair(confidence, correct)
+    from sklearn.metrics import average_precision_score
+
     return float("nan") if _one_class(y, "AUPRC") else float(average_precision_score(y, c))
 
 

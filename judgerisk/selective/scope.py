@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.stats import beta, binom, norm
 
 from judgerisk.options import DEFAULT_ALPHA, DEFAULT_DELTA
 from judgerisk.validation import as_bool, as_float, check_alpha, tie_blocks
@@ -141,6 +140,8 @@ def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, delta: float = DEF
     :math:`H_0: r \\ge \\alpha` rejecting, :math:`P(\\mathrm{Bin}(n, \\alpha) \\le k) \\le \\delta`;
     Trust-or-Escalate uses that form (:func:`toe_certified`).
     """
+    from scipy.stats import beta  # scipy.stats loads slowly: only when a bound is asked
+
     k, n = np.asarray(k, dtype=np.float64), np.asarray(n, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         u = beta.ppf(1.0 - delta, k + 1.0, np.maximum(n - k, 1e-300))
@@ -150,6 +151,8 @@ def clopper_pearson_upper(k: npt.ArrayLike, n: npt.ArrayLike, delta: float = DEF
 def toe_certified(n_err: npt.ArrayLike, n_acc: npt.ArrayLike, alpha: float, delta: float) -> Any:
     """Whether a threshold is certified: :math:`P(\\mathrm{Bin}(n_{acc}, \\alpha) \\le n_{err})
     \\le \\delta` (equivalently :math:`U_{CP}(n_{err}, n_{acc}) \\le \\alpha`)."""
+    from scipy.stats import binom
+
     return binom.cdf(n_err, n_acc, alpha) <= delta
 
 
@@ -162,6 +165,8 @@ def toe_max_errors(n_max: int, alpha: float, delta: float) -> np.ndarray:
     is decided by :func:`toe_certified` itself (two ``binom.cdf`` passes instead of a
     ``binom.ppf``, which is much slower for large ``n_max``).
     """
+    from scipy.stats import norm
+
     n = np.arange(n_max + 1)
     sd = np.sqrt(n * alpha * (1.0 - alpha))
     guess = np.floor(n * alpha + norm.ppf(delta) * sd)
