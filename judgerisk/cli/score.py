@@ -153,10 +153,11 @@ class Score(Command):
 
 
 def _score(panel: pd.DataFrame, settings: ScoreSettings, progress: bool = False) -> pd.DataFrame:
-    """The score table (:func:`judgerisk.engine.certified.score_with`, the report's path)."""
+    """The score table (:func:`judgerisk.engine.certified.score_with`, the report's path) of a
+    panel that :func:`judgerisk.panel.load_panel` validated as it read it (not validated again)."""
     from judgerisk.engine.certified import score_with
 
-    return score_with(panel, settings, progress)
+    return score_with(panel, settings, progress, check_input=False)
 
 
 def streams(panel: str, stream: StreamSettings) -> bool:

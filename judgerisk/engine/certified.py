@@ -154,6 +154,7 @@ def score_panel(
     *,
     protocol: str = _SCORE.protocol,
     n_folds: int = _SCORE.n_folds,
+    check_input: bool = True,
 ) -> pd.DataFrame:
     """Cross-fitted, label-free risk scores and verdicts for every item of a panel.
 
@@ -186,6 +187,11 @@ def score_panel(
         it, and may be scored in none (NaN, with a warning).
     n_folds : int, default :data:`judgerisk.options.DEFAULT_FOLDS`
         K of ``"kfold"`` (60 / 20 / 20 fit / reference / evaluation at K = 5).
+    check_input : bool, default True
+        Validate ``panel`` (:func:`judgerisk.panel.validate_panel`). ``False`` only for a panel
+        that :func:`judgerisk.panel.load_panel` or :func:`~judgerisk.panel.validate_panel`
+        returned (``judgerisk score`` validates where the file is read, once); the scorability
+        check and its warnings run either way.
 
     Returns
     -------
@@ -219,7 +225,8 @@ def score_panel(
         check_count(name, value)
     if protocol not in PROTOCOLS:
         raise PanelError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    panel = validate_panel(panel)
+    if check_input:
+        panel = validate_panel(panel)
     check_scorable(panel)
     # valid (validated above) and never re-validated: the steps below take check_input=False
     unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
@@ -301,7 +308,10 @@ def accelerate_options(accelerate: str | None = _SCORE.accelerate) -> dict[str, 
 
 
 def score_with(
-    panel: pd.DataFrame, settings: ScoreSettings = _SCORE, progress: bool = False
+    panel: pd.DataFrame,
+    settings: ScoreSettings = _SCORE,
+    progress: bool = False,
+    check_input: bool = True,
 ) -> pd.DataFrame:
     """:func:`score_panel` with a :class:`~judgerisk.options.ScoreSettings`, on one BLAS thread.
 
@@ -319,6 +329,8 @@ def score_with(
         :class:`~judgerisk.options.ReportSettings` (which extends it) is read the same way.
     progress : bool, default False
         Show a progress bar over the splits.
+    check_input : bool, default True
+        :func:`score_panel`'s: ``False`` for a panel already validated where it was read.
 
     Returns
     -------
@@ -337,6 +349,7 @@ def score_with(
             progress=progress,
             protocol=settings.protocol,
             n_folds=settings.n_folds,
+            check_input=check_input,
         )
 
 
