@@ -119,7 +119,9 @@ def report_table(panel: pd.DataFrame, params: dict, progress: bool = False) -> p
         from judgerisk.engine.certified import score_with
 
         # ``judgerisk score``'s path (a record that predates a parameter gets its default)
-        return score_with(panel, ReportSettings.from_parameters(params), progress)
+        # validated where it was read (load_panel): not validated again
+        settings = ReportSettings.from_parameters(params)
+        return score_with(panel, settings, progress, check_input=False)
 
 
 _CSS = """
