@@ -74,8 +74,9 @@ PROTOCOLS: tuple[str, str] = ("kfold", "paper")
 #: The default protocol: repeated K-fold cross-fitting.
 DEFAULT_PROTOCOL = PROTOCOLS[0]
 
-#: Default target risk level α of the certified decisions (SCOPE: an expected false discovery
-#: rate of the accepted verdicts at most α), in the library, ``select``, ``bpe`` and ``report``.
+#: Default target risk level α of the certified decisions (SCOPE: the mean false discovery
+#: proportion over calibration draws at most α), in the library, ``select``, ``bpe`` and
+#: ``report``.
 DEFAULT_ALPHA = 0.1
 #: Default δ of the high-probability bounds (Clopper–Pearson, Learn-then-Test): the bound holds
 #: with probability at least 1 - δ.

@@ -48,7 +48,12 @@ class Report(Command):
         p.add_argument("-o", "--output", required=True, help="HTML file to write")
         rs = ReportSettings()  # the report's one set of defaults (ScoreSettings' extended)
         add_scoring_arguments(p, rs, "aggregators to compare, the first one certified")
-        p.add_argument("--alpha", type=alpha, default=rs.alpha, help="target false discovery rate")
+        p.add_argument(
+            "--alpha",
+            type=alpha,
+            default=rs.alpha,
+            help="target α of the mean false discovery proportion",
+        )
         p.add_argument(
             "--n-splits",
             type=count_of("n_splits"),

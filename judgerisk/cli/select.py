@@ -55,7 +55,12 @@ class Select(Command):
         p.add_argument("scores", help="score table from `judgerisk score`")
         p.add_argument("--calibration", required=True, help="labelled items: columns item, gold")
         sel = SelectSettings()  # the select command's one set of defaults
-        p.add_argument("--alpha", type=alpha, default=sel.alpha, help="target false discovery rate")
+        p.add_argument(
+            "--alpha",
+            type=alpha,
+            default=sel.alpha,
+            help="target α of the mean false discovery proportion",
+        )
         p.add_argument(
             "--score", default=sel.score, help="risk column to threshold (larger = riskier)"
         )

@@ -218,7 +218,7 @@ def check_certificate(
     errors : array-like of shape (M,)
         1 where the certified verdict of a labelled item is wrong (read where labelled).
     alpha : float
-        The certificate's target false discovery rate.
+        The certificate's target α of the mean false discovery proportion.
     score : str
         The score's name, for the sentences.
     level, n_permutations, seed

@@ -33,7 +33,7 @@ def bpe_table(
         :math:`\hat\lambda` (:func:`judgerisk.selective.scope_threshold`) per judge, and the
         other items are accepted iff :math:`s(x) \le \hat\lambda`.
     alpha : float, default 0.1
-        SCOPE's target false discovery rate among accepted verdicts.
+        SCOPE's target α of the mean false discovery proportion among accepted verdicts.
 
     Returns
     -------
