@@ -102,3 +102,105 @@ def test_the_verdict_words_are_the_tables(conclusion):
     takeaway = _text(glued, "ch15_real_headline")
     for name in ("LLMBar", "JudgeBench"):
         assert f"{summary[name][4]} {summary[name][2]} on {name}" in takeaway
+
+
+# --------------------------------------------------------------------------- chapter 12
+FAMILIES = ROOT / "notebooks" / "12_perturbation_families.md"
+
+
+def _interval(text: str) -> tuple[float, float]:
+    """``"... [0.525, 0.595] ..."`` -> (0.525, 0.595): the first interval in the text."""
+    found = re.search(r"\[([-+0-9.]+), ([-+0-9.]+)\]", text)
+    assert found, text
+    return float(found.group(1)), float(found.group(2))
+
+
+@pytest.fixture(scope="module", params=["shipped", "own"])
+def families(request, tmp_path_factory):
+    """Chapter 12 at the book's small parameters on the shipped judge, then on a one-judge
+    panel of a learner's own (exercise 12.3's ``panel_path``), with other seeds and levels."""
+    from judgerisk.simulate import simulate_panel
+
+    out = tmp_path_factory.mktemp(f"families_{request.param}")
+    parameters: dict = {}
+    if request.param == "own":
+        conditions = ("original", "swap", "rubric1", "swap_rubric1", "label1", "swap_label1")
+        own = simulate_panel(
+            n_items=200, n_judges=1, seed=4, conditions=(*conditions, "verbosity1", "verbosity2")
+        ).data
+        own.to_csv(out / "mine.csv", index=False)
+        parameters = {"panel_path": str(out / "mine.csv"), "seed": 3, "levels": [2.0, 8.0]}
+    path, _ = runbook.execute(FAMILIES, out, profile="small", parameters=parameters)
+    nb = nbformat.read(path, as_version=4)
+    return request.param, glued_values(nb), _tables(nb)
+
+
+def _table(tables, header: str) -> dict[str, list[str]]:
+    rows = next(t for t in tables if any(header in c for c in t[0]))
+    return {r[0]: r for r in rows[1:] if len(r) > 1 and any(r[1:])}  # not the index's header
+
+
+def test_the_lean_readings_are_the_position_table(families):
+    _, glued, tables = families
+    rows = _table(tables, "verdicts for the first answer")
+    for key, label in (("ch12_lean_ab", "A/B"), ("ch12_label_reading", "1/2")):
+        reading = _text(glued, key)
+        low, high = _interval(reading)
+        assert (f"{low:.3f}", f"{high:.3f}") == tuple(rows[label][5].strip("[]").split(", "))
+        word = (
+            "leans to the first"
+            if low > 0.5
+            else "leans to the second"
+            if high < 0.5
+            else "shows no lean"
+        )
+        assert reading.startswith(word), reading
+
+
+def test_the_padding_reading_is_the_padding_table(families):
+    _, glued, tables = families
+    rows = _table(tables, "mean change of P(padded wins)")
+    intervals = [_interval(r[4]) for r in rows.values()]
+    reading = _text(glued, "ch12_pad_reading")
+    sides = {1 if lo > 0 else -1 if hi < 0 else 0 for lo, hi in intervals}
+    if 0 in sides:
+        assert reading.startswith("not both separated from 0"), reading
+    elif sides == {1}:
+        assert reading.startswith("both towards"), reading
+    elif sides == {-1}:
+        assert reading.startswith("both away"), reading
+    else:
+        assert reading.startswith("of opposite signs"), reading
+
+
+def test_the_best_family_reading_is_the_auroc_table(families):
+    _, glued, tables = families
+    rows = _table(tables, "vs S (order + rubric)")
+    combined = ("S (order + rubric)", "S (all families)")
+    fam = {k: v for k, v in rows.items() if k.startswith("S (") and k not in combined}
+    best = max(fam, key=lambda k: float(fam[k][1]))
+    low, _ = _interval(fam[best][2])
+    reading = _text(glued, "ch12_real_best_reading")
+    assert best in reading
+    assert ("lies above 0.5" in reading) == (low > 0.5), reading
+    assert ("stands out" in reading) == (low <= 0.5), reading
+
+
+def test_the_recovery_reading_is_its_own_intervals(families):
+    _, glued, _ = families
+    reading = _text(glued, "ch12_recovery_reading")
+    ahead = reading.split(": ", 1)[1].split(". In ")[0]
+    for part in ahead.split("; "):
+        if part != "none.":
+            assert _interval(part)[0] > 0, part
+    for part in re.findall(r"interval covers zero.*?: (.*?)\.(?: In |$)", reading):
+        for one in part.split("; "):
+            low, high = _interval(one)
+            assert low <= 0 <= high, one
+
+
+def test_a_learners_panel_is_not_described_as_the_shipped_one(families):
+    which, glued, _ = families
+    limits = _text(glued, "ch12_limits")
+    assert ("SmolLM2" in limits) == (which == "shipped"), limits
+    assert _text(glued, "ch12_real_own") == str(which == "own")
