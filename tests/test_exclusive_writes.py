@@ -180,7 +180,7 @@ def test_the_report_builds_in_a_private_folder_beside_its_output(tmp_path, panel
     stale.mkdir()
     seen = {}
 
-    def killed(nb, path, params, cwd, timeout=None, progress=True):
+    def killed(nb, path, params, cwd, timeout=None, progress=True, **kwargs):
         seen["cwd"] = Path(cwd)
         seen["scores"] = Path(params["scores_path"])
         assert seen["scores"].is_file()
@@ -202,7 +202,7 @@ def test_a_report_that_appeared_meanwhile_is_not_replaced(tmp_path, panel_file, 
 
     out = tmp_path / "r.html"
 
-    def racing(nb, path, params, cwd, timeout=None, progress=True):
+    def racing(nb, path, params, cwd, timeout=None, progress=True, **kwargs):
         out.write_text("the other report")  # another run published first
         return nbformat.v4.new_notebook()
 

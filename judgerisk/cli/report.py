@@ -34,8 +34,8 @@ class Report(Command):
     name = "report"
     help = "self-contained HTML report on a panel file"
     description = (
-        "Run the packaged report notebook with papermill on a panel file and "
-        "write a self-contained HTML page (tables and base64-embedded figures). A panel of "
+        "Run the packaged report notebook on a panel file (its cells run in this process; "
+        "no Jupyter kernel starts) and write a self-contained HTML page (tables and base64-embedded figures). A panel of "
         "one judge in both orders ('original' and 'swap') gets the one-judge report: BPE per "
         "item and SCOPE's certified verdicts."
     )

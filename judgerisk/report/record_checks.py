@@ -198,6 +198,7 @@ def environment_differences(record: dict) -> list[str]:
     now_sha = now_changes.get("sha256") if isinstance(now_changes, dict) else None
     if sha != now_sha:
         files = changes.get("files", []) if isinstance(changes, dict) else []
+        files = [str(f) for f in files] if isinstance(files, list) else [str(files)]
         lines.append(
             (
                 f"the recorded run had uncommitted changes (sha256 {sha}; {', '.join(files[:5])})"

@@ -1,0 +1,274 @@
+"""Run a report notebook inside this process: no Jupyter kernel to start, no imports to repeat.
+
+A report fills a template; it does not need a second Python. Starting a kernel and importing
+pandas, matplotlib and judgerisk in it again took about 3 of the 5 seconds a 2,000-item report
+spent in its notebook (``benchmarks/scale.py``). :func:`execute_in_process` runs the same cells
+in IPython's in-process kernel (:mod:`ipykernel.inprocess`): the same shell, display machinery
+and ``%matplotlib inline`` figures as a kernel, in this interpreter, with each cell's outputs
+built from the kernel's messages (:func:`nbformat.v4.output_from_msg`), as nbclient builds them.
+
+The notebook's namespace is cleared when it ends, and the warning filters, matplotlib's
+settings and standard output it changed are put back. Where IPython already runs in this
+process (a report made from a Jupyter notebook), there can be only one shell:
+:func:`can_run_in_process` is then false and the report starts a kernel as before.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["CellError", "can_run_in_process", "execute_in_process"]
+
+
+class CellError(Exception):
+    """A cell of a notebook run in-process raised ``ename: evalue`` (``cell`` counts from 1)."""
+
+    def __init__(self, cell: int, ename: str, evalue: str) -> None:
+        super().__init__(f"cell {cell} failed: {ename}: {evalue}")
+        self.cell, self.ename, self.evalue = cell, ename, evalue
+
+
+class _CellTimeout(Exception):
+    """Raised inside a cell that ran past its time (the signal handler's exception)."""
+
+
+def can_run_in_process() -> bool:
+    """True when no IPython shell runs in this process (IPython allows one per process)."""
+    try:
+        from IPython.core.interactiveshell import InteractiveShell
+    except ImportError:  # pragma: no cover - IPython comes with the report's dependencies
+        return False
+    return not InteractiveShell.initialized()
+
+
+@contextmanager
+def _time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`_CellTimeout` in the block after ``seconds`` (main thread, POSIX only)."""
+    usable = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def _expire(signum: int, frame: Any) -> None:
+        raise _CellTimeout(f"the cell ran past {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_SHOWN = ("stream", "display_data", "execute_result", "error", "clear_output")
+
+
+def _messages_of(channel: Any, msg_id: str, wait: float = 30.0) -> list[dict]:
+    """The iopub messages of one execution, up to its ``status: idle``.
+
+    The in-process kernel sends them through its IOPub thread, so some can still be on their
+    way when the reply comes; the idle status is the kernel's last word on a request (nbclient
+    waits for it too). Its requests run one at a time, so every message before that status
+    belongs to this one: its standard output's carry no parent header (ipykernel 7 keeps
+    that header per thread, and the stream is flushed from the IOPub thread).
+    """
+    from queue import Empty
+
+    messages: list[dict] = []
+    while True:
+        try:
+            msg = channel.get_msg(timeout=wait)
+        except Empty:  # pragma: no cover - the kernel always says idle; never hang on it
+            return messages
+        mine = msg.get("parent_header", {}).get("msg_id") == msg_id
+        if mine and msg["msg_type"] == "status" and msg["content"].get("execution_state") == "idle":
+            return messages
+        messages.append(msg)
+
+
+def _cell_outputs(messages: list[dict]) -> list[Any]:
+    """The nbformat outputs of one execution's iopub messages (as nbclient builds them)."""
+    from nbformat.v4 import output_from_msg
+
+    outputs: list[Any] = []
+    for msg in messages:
+        kind = msg["msg_type"]
+        if kind == "clear_output":
+            outputs.clear()
+        elif (
+            kind == "stream"
+            and outputs
+            and outputs[-1].get("output_type") == "stream"
+            and (outputs[-1]["name"] == msg["content"]["name"])
+        ):
+            outputs[-1]["text"] += msg["content"]["text"]  # one output per stream run
+        elif kind in _SHOWN:
+            outputs.append(output_from_msg(msg))
+    return outputs
+
+
+def execute_in_process(
+    nb: Any,
+    timeout: float | None = None,
+    progress: Callable[[int], object] | None = None,
+) -> Any:
+    """Execute every code cell of ``nb`` in an in-process IPython kernel; returns ``nb``.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The notebook, its parameters already injected; its code cells get their outputs and
+        execution counts in place.
+    timeout : float, optional
+        Seconds a cell may run (enforced on the main thread of a POSIX system).
+    progress : callable, optional
+        Called with 1 after each code cell (a progress bar's ``update``).
+
+    Raises
+    ------
+    CellError
+        The first cell that raised (its outputs, the error's included, stay in ``nb``).
+    RuntimeError
+        When IPython already runs in this process (:func:`can_run_in_process`).
+    """
+    if not can_run_in_process():
+        raise RuntimeError("an IPython shell runs in this process: run the notebook in a kernel")
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # debugpy's import notice
+    import matplotlib
+    from ipykernel.inprocess.ipkernel import InProcessInteractiveShell
+    from ipykernel.inprocess.manager import InProcessKernelManager
+    from traitlets.config import Config
+
+    # no history file written into the user's home folder for a report's cells
+    manager = InProcessKernelManager(config=Config({"HistoryManager": {"enabled": False}}))
+    with warnings.catch_warnings(), matplotlib.rc_context(), _own_figures():
+        _fresh_warning_filters()  # as a new kernel's, whatever this process set
+        manager.start_kernel()
+        client = manager.client()
+        client.start_channels()
+        try:
+            _run_cells(nb, client, timeout, progress)
+        finally:
+            shell = manager.kernel.shell if manager.kernel is not None else None
+            if shell is not None:
+                shell.reset(new_session=False)  # the notebook's tables leave with it
+            if manager.kernel is not None:
+                _cancel_iopub_gc(manager.kernel.iopub_thread)
+            manager.shutdown_kernel()
+            InProcessInteractiveShell.clear_instance()
+            _forget_inline_backend()
+    return nb
+
+
+def _cancel_iopub_gc(iopub: Any) -> None:
+    """Cancel the IOPub thread's periodic task while its loop still runs.
+
+    ipykernel 7 cancels it only after the loop stopped, so the task is never finished and
+    asyncio prints "Task was destroyed but it is pending!" when it is collected (at exit).
+    """
+    task = getattr(iopub, "_event_pipe_gc_task", None)
+    if task is None or not iopub.thread.is_alive():
+        return
+    cancelled = threading.Event()
+
+    def _cancel() -> None:
+        task.cancel()  # the task takes its CancelledError on the loop's next turn, before
+        cancelled.set()  # the stop that shutdown_kernel queues after this callback
+
+    iopub.io_loop.add_callback(_cancel)
+    cancelled.wait(5)
+
+
+#: The warning filters a new Python starts with (outside development mode), in their order.
+_FRESH_FILTERS = (
+    ("default", DeprecationWarning, "__main__"),
+    ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", ResourceWarning, ""),
+)
+
+
+def _fresh_warning_filters() -> None:
+    """Set the filters of a new interpreter (a kernel's): a caller's ``ignore`` (``verify``
+    recomputes quietly) or ``error`` must not change which notes a report shows."""
+    warnings.resetwarnings()
+    for action, category, module in _FRESH_FILTERS:
+        warnings.filterwarnings(action, category=category, module=module, append=True)  # type: ignore[arg-type]
+
+
+@contextmanager
+def _own_figures() -> Iterator[None]:
+    """The notebook sees none of the caller's open pyplot figures, and leaves none behind.
+
+    The inline backend shows every open figure after each cell, as a kernel would show the
+    figures of its own (empty) process; a caller's figures would otherwise appear in the page.
+    pyplot's backend (``%matplotlib inline`` switches it) is the caller's again afterwards.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib._pylab_helpers import Gcf  # pyplot's registry of open figures
+
+    backend = plt.get_backend()
+    callers = dict(Gcf.figs)
+    Gcf.figs.clear()
+    try:
+        yield
+    finally:
+        plt.close("all")  # the notebook's
+        if plt.get_backend() != backend:
+            plt.switch_backend(backend)
+        Gcf.figs.update(callers)
+
+
+def _forget_inline_backend() -> None:
+    """Undo what ``%matplotlib inline`` keeps once per process.
+
+    matplotlib-inline registers its figure formats only the first time it configures a shell
+    (it marks ``configure_inline_support.current_backend``), so the next run's new shell
+    would show figures as their text repr; the mark and its settings object go with the shell.
+    """
+    try:
+        from matplotlib_inline import backend_inline
+    except ImportError:  # pragma: no cover - ipykernel depends on matplotlib-inline
+        return
+    configure = backend_inline.configure_inline_support
+    if hasattr(configure, "current_backend"):
+        del configure.current_backend
+    backend_inline.InlineBackend.clear_instance()
+
+
+def _run_cells(
+    nb: Any, client: Any, timeout: float | None, progress: Callable[[int], object] | None
+) -> None:
+    count = 0
+    for cell in nb.cells:
+        if cell.get("cell_type") != "code":
+            continue
+        count += 1
+        try:
+            with _time_limit(timeout):
+                msg_id = client.execute(cell["source"], store_history=True)
+                reply = client.get_shell_msg(timeout=1)
+        except _CellTimeout as exc:
+            raise CellError(count, "TimeoutError", str(exc)) from None
+        cell["outputs"] = _cell_outputs(_messages_of(client.iopub_channel, msg_id))
+        cell["execution_count"] = reply["content"].get("execution_count", count)
+        if progress is not None:
+            progress(1)
+        content = reply["content"]
+        if content.get("status") == "error":
+            ename = content.get("ename", "Error")
+            if ename == _CellTimeout.__name__:  # the limit fired inside the cell's own code
+                ename = "TimeoutError"
+            raise CellError(count, ename, content.get("evalue", ""))
