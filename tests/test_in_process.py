@@ -10,6 +10,7 @@ starts a kernel.
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 
@@ -87,10 +88,12 @@ def test_the_callers_warnings_and_matplotlib_settings_come_back(tmp_path, simula
             backend = plt.get_backend()
             mine_open = plt.figure()  # the caller's open figure: not on the page, left open
             rc = dict(matplotlib.rcParams)
+            environ = dict(os.environ)  # a kernel's shell sets FORCE_COLOR, TERM, the pagers
             out = tmp_path / f"r{int(quiet)}.html"
             build.render_report(src, out, parameters=params, progress=False)
             assert warnings.filters == filters and warnings.showwarning is mine
             assert dict(matplotlib.rcParams) == rc and plt.get_backend() == backend
+            assert dict(os.environ) == environ
             assert plt.get_fignums() == [mine_open.number]
             plt.close(mine_open)
             assert _no_shell()  # the in-process shell is gone
@@ -153,8 +156,6 @@ def test_inside_an_ipython_shell_the_report_starts_a_kernel(tmp_path):
             nb, tmp_path / "o.ipynb", {}, tmp_path, progress=False, in_process=True
         )
         pid = int(done.cells[-1].outputs[0]["data"]["text/plain"])
-        import os
-
         assert pid != os.getpid()  # ran in a kernel of its own
     finally:
         shell.clear_instance()

@@ -144,15 +144,21 @@ def execute_in_process(
     """
     if not can_run_in_process():
         raise RuntimeError("an IPython shell runs in this process: run the notebook in a kernel")
-    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # debugpy's import notice
-    import matplotlib
-    from ipykernel.inprocess.ipkernel import InProcessInteractiveShell
-    from ipykernel.inprocess.manager import InProcessKernelManager
-    from traitlets.config import Config
+    with _environment_restored():  # no notice from debugpy's import (ipykernel imports it)
+        os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+        import matplotlib
+        from ipykernel.inprocess.ipkernel import InProcessInteractiveShell
+        from ipykernel.inprocess.manager import InProcessKernelManager
+        from traitlets.config import Config
 
     # no history file written into the user's home folder for a report's cells
     manager = InProcessKernelManager(config=Config({"HistoryManager": {"enabled": False}}))
-    with warnings.catch_warnings(), matplotlib.rc_context(), _own_figures():
+    with (
+        warnings.catch_warnings(),
+        matplotlib.rc_context(),
+        _own_figures(),
+        _environment_restored(),
+    ):
         _fresh_warning_filters()  # as a new kernel's, whatever this process set
         manager.start_kernel()
         client = manager.client()
@@ -206,6 +212,19 @@ def _fresh_warning_filters() -> None:
     warnings.resetwarnings()
     for action, category, module in _FRESH_FILTERS:
         warnings.filterwarnings(action, category=category, module=module, append=True)  # type: ignore[arg-type]
+
+
+@contextmanager
+def _environment_restored() -> Iterator[None]:
+    """``os.environ`` as it was: an IPython kernel's shell sets ``TERM``, ``CLICOLOR``,
+    ``FORCE_COLOR`` and the pagers for its own process (a later subprocess would colour its
+    output), and a notebook may set more."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 @contextmanager
