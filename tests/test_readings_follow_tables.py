@@ -204,3 +204,95 @@ def test_a_learners_panel_is_not_described_as_the_shipped_one(families):
     limits = _text(glued, "ch12_limits")
     assert ("SmolLM2" in limits) == (which == "shipped"), limits
     assert _text(glued, "ch12_real_own") == str(which == "own")
+
+
+SCOPE_CHAPTER = ROOT / "notebooks" / "09_scope_validity.md"
+
+
+@pytest.fixture(scope="module", params=["small", "other"])
+def scope_chapter(request, tmp_path_factory):
+    """Chapter 9 at the book's small parameters, then as exercise 9.1 reruns it (the shipped
+    single-judge file as ``pairs_path``) at another seed and other levels."""
+    if not _have_data():
+        pytest.skip("the public JudgeBench data are not found ($JUDGERISK_DATA)")
+    out = tmp_path_factory.mktemp(f"scope_{request.param}")
+    own = {"pairs_path": str(ROOT / "notebooks" / "data" / "my_judge.csv"), "seed": 5}
+    parameters = {} if request.param == "small" else {**own, "alphas": [0.1, 0.2, 0.3]}
+    path, _ = runbook.execute(SCOPE_CHAPTER, out, profile="small", parameters=parameters)
+    nb = nbformat.read(path, as_version=4)
+    return glued_values(nb), _tables(nb)
+
+
+def test_the_heuristic_reading_is_its_row_and_standard_error(scope_chapter):
+    from judgerisk.selective.protocol import VALID_SE
+
+    glued, tables = scope_chapter
+    row = _table(tables, "pooled error rate")["Heuristic"]  # the α = 0.10 view
+    mean, se = float(row[2]), float(row[3])
+    reading = _text(glued, "ch09_heur_reading")
+    if mean > 0.10 + VALID_SE * se:
+        assert reading.startswith("above α"), (mean, se, reading)
+    elif mean + VALID_SE * se < 0.10:
+        assert reading.startswith("below α"), (mean, se, reading)
+    else:
+        assert reading.startswith("within"), (mean, se, reading)
+
+
+def test_the_ratio_reading_lists_the_levels_its_intervals_put_above(scope_chapter):
+    from judgerisk.selective.protocol import VALID_SE
+
+    glued, tables = scope_chapter
+    rows = {
+        a: r
+        for a, r in _table(tables, "pooled errors / accepted").items()
+        if r[4] != "no verdict accepted"  # no ratio where no split accepted anything
+    }
+    above = []
+    for alpha, row in rows.items():
+        low, _ = _interval(row[4])
+        if low > float(alpha) and float(row[1]) <= float(alpha) + VALID_SE * float(row[2]):
+            above.append(float(alpha))
+    reading = _text(glued, "ch09_ratio_reading")
+    listed = re.search(r"\(α = ([0-9., ]+)\)", reading)
+    if above:
+        assert listed, reading
+        assert [float(a) for a in listed.group(1).split(", ")] == above, reading
+    else:
+        assert listed is None, reading
+        if not any(_interval(r[4])[0] > float(a) for a, r in rows.items()):
+            assert "does not lie above α at any" in reading, reading
+
+
+BPE_CHAPTER = ROOT / "notebooks" / "08_bpe.md"
+
+
+@pytest.fixture(scope="module", params=["small", "own"])
+def bpe_chapter(request, tmp_path_factory):
+    """Chapter 8 at the book's small parameters, then on the shipped single-judge file as a
+    learner's ``pairs_path`` (exercise 8's rerun) at another seed."""
+    if not _have_data():
+        pytest.skip("the public JudgeBench data are not found ($JUDGERISK_DATA)")
+    out = tmp_path_factory.mktemp(f"bpe_{request.param}")
+    own = {"pairs_path": str(ROOT / "notebooks" / "data" / "my_judge.csv"), "seed": 2}
+    parameters = {} if request.param == "small" else own
+    path, _ = runbook.execute(BPE_CHAPTER, out, profile="small", parameters=parameters)
+    nb = nbformat.read(path, as_version=4)
+    return glued_values(nb), _tables(nb)
+
+
+def test_the_paired_readings_are_their_intervals(bpe_chapter):
+    glued, tables = bpe_chapter
+    rows = _table(tables, "BPE minus single pass")
+    assert set(rows) == {"ECE", "AUROC"}
+    verdict = _text(glued, "ch08_sim_verdict")
+    for metric, row in rows.items():
+        low, high = _interval(row[2])
+        better, worse = (high < 0, low > 0) if row[1] == "lower" else (low > 0, high < 0)
+        expected = "BPE better" if better else "single pass better" if worse else None
+        assert row[3] == (expected or "no difference shown"), row
+        clause = verdict.split(" and ")[0 if metric == "ECE" else 1]
+        assert row[2] in clause, (row, verdict)  # the sentence quotes its own interval
+        if expected is None:
+            assert "not shown to differ" in clause, (row, verdict)
+        else:
+            assert ("better" if better else "worse") in clause, (row, verdict)

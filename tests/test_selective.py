@@ -151,3 +151,30 @@ def test_compare_uncertainty_table():
         rnd.loc["predictive_probability", "accuracy"]
         != tab.loc["predictive_probability", "accuracy"]
     )
+
+
+def test_paired_metric_difference_is_the_difference_with_a_paired_interval():
+    from sklearn.metrics import roc_auc_score
+
+    from judgerisk.selective.metrics import ece, paired_metric_difference
+
+    rng = np.random.default_rng(1)
+    n = 400
+    right = rng.random(n) < 0.7
+    conf_a = np.clip(0.5 + 0.3 * right + rng.normal(0, 0.15, n), 0.5, 1.0)  # informative
+    conf_b = np.clip(conf_a + rng.normal(0, 0.05, n), 0.5, 1.0)  # a noisier copy
+    conf_b[:7] = conf_b[7]  # ties, counted as half as scikit-learn counts them
+    d, lo, hi = paired_metric_difference(conf_a, right, conf_b, right, "auroc", seed=3)
+    assert d == pytest.approx(roc_auc_score(right, conf_a) - roc_auc_score(right, conf_b))
+    assert lo < d < hi
+    # paired over items: the two close signals differ by a well-pinned amount
+    assert hi - lo < 0.05
+    assert paired_metric_difference(conf_a, right, conf_b, right, "auroc", seed=3) == (d, lo, hi)
+    same = paired_metric_difference(conf_a, right, conf_a, right, "ece")
+    assert same == (0.0, 0.0, 0.0)
+    e, _, _ = paired_metric_difference(conf_a, right, conf_b, right, "ece", n_bins=15)
+    assert e == pytest.approx(ece(conf_a, right, 15) - ece(conf_b, right, 15))
+    with pytest.raises(ValueError, match="metric must be one of"):
+        paired_metric_difference(conf_a, right, conf_b, right, "accuracy")
+    with pytest.raises(ValueError, match="400 items but signal b has 10"):
+        paired_metric_difference(conf_a, right, conf_b[:10], right[:10], "auroc")

@@ -18,6 +18,7 @@ binning" (ECE).
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +38,7 @@ __all__ = [
     "coverage",
     "fdp",
     "uncertainty_metrics",
+    "paired_metric_difference",
 ]
 
 
@@ -227,3 +229,94 @@ def uncertainty_metrics(
         "auroc": auroc_correct(confidence, correct),
         "auprc": auprc_correct(confidence, correct),
     }
+
+
+def _auroc_by_ranks(confidence: np.ndarray, correct: np.ndarray) -> float:
+    """:func:`auroc_correct` from mid-ranks (Mann-Whitney U), ties counted as half: the same
+    number as scikit-learn's, in a tenth of its time on a bootstrap resample."""
+    from scipy.stats import rankdata
+
+    n_pos = int(correct.sum())
+    n_neg = correct.size - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    ranks = rankdata(confidence)
+    return float((ranks[correct].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+#: The metrics :func:`paired_metric_difference` compares, by name.
+_METRICS = {"ece": ece, "auroc": _auroc_by_ranks, "auprc": auprc_correct}
+
+
+def paired_metric_difference(
+    confidence_a: npt.ArrayLike,
+    correct_a: npt.ArrayLike,
+    confidence_b: npt.ArrayLike,
+    correct_b: npt.ArrayLike,
+    metric: str,
+    *,
+    n_bins: int = 10,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    r"""``metric(a) - metric(b)`` of two confidence signals on the same items, with a paired
+    percentile bootstrap interval.
+
+    Each resample draws the items with replacement once and scores both signals on it, so the
+    interval accounts for their correlation over items (the two confidences of one judge's
+    verdicts are close to each other; an interval per signal would be far too wide for their
+    difference).
+
+    Parameters
+    ----------
+    confidence_a, correct_a, confidence_b, correct_b : array-like
+        Each signal's confidence in its verdict and whether the verdict is right, item by
+        item (the same items in the same order).
+    metric : {"ece", "auroc", "auprc"}
+        :func:`ece` (lower is better), :func:`auroc_correct` or :func:`auprc_correct`.
+    n_bins : int, default 10
+        ECE bins.
+    n_boot : int, default 1000
+        Bootstrap resamples.
+    level : float, default 0.95
+        Coverage of the percentile interval.
+    seed : int, default 0
+        Seed of the resamples.
+
+    Returns
+    -------
+    (difference, low, high)
+        On the items, and the interval's ends over the resamples (resamples where a metric is
+        undefined, one class only, are left out).
+
+    Notes
+    -----
+    .. math:: \Delta = m(c^a, y^a) - m(c^b, y^b), \qquad
+              [\Delta^*_{(1-\ell)/2}, \Delta^*_{(1+\ell)/2}]
+
+    with :math:`\Delta^*` the difference on a resample of the n items (Efron and Tibshirani,
+    *An Introduction to the Bootstrap*, 1993, ch. 13).
+    """
+    if metric not in _METRICS:
+        raise ValueError(f"metric must be one of {sorted(_METRICS)}, got {metric!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    check_count("n_boot", n_boot)
+    ca, ya = _pair(confidence_a, correct_a)
+    cb, yb = _pair(confidence_b, correct_b)
+    if ca.size != cb.size:
+        raise ValueError(f"signal a has {ca.size} items but signal b has {cb.size}")
+    score = partial(ece, n_bins=n_bins) if metric == "ece" else _METRICS[metric]
+
+    def diff(idx: np.ndarray | slice) -> float:
+        return float(score(ca[idx], ya[idx]) - score(cb[idx], yb[idx]))
+
+    rng = np.random.default_rng(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a resample of one class: left out below
+        draws = np.array([diff(rng.integers(0, ca.size, ca.size)) for _ in range(n_boot)])
+    draws = draws[np.isfinite(draws)]
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(draws, [tail, 100 - tail]) if draws.size else (np.nan, np.nan)
+    return float(diff(slice(None))), float(low), float(high)
