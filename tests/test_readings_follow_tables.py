@@ -296,3 +296,27 @@ def test_the_paired_readings_are_their_intervals(bpe_chapter):
             assert "not shown to differ" in clause, (row, verdict)
         else:
             assert ("better" if better else "worse") in clause, (row, verdict)
+
+
+RETENTION_CHAPTER = ROOT / "notebooks" / "07_aggregators_retention.md"
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_retention_reading_follows_its_seed_range(tmp_path, seed):
+    """Chapter 7's LLMBar retention sentence says "helps" only when every seed gains."""
+    if not _have_data():
+        pytest.skip("the public LLMBar data are not found ($JUDGERISK_DATA)")
+    parameters = {"real_data": True, "seed": seed}
+    path, _ = runbook.execute(RETENTION_CHAPTER, tmp_path, profile="small", parameters=parameters)
+    text = _text(glued_values(nbformat.read(path, as_version=4)), "ch07_retention_text")
+    ranges = [
+        (float(lo), float(hi)) for lo, hi in re.findall(r"from ([-+0-9.]+) to ([-+0-9.]+)", text)
+    ]
+    assert len(ranges) == 2, text
+    if all(lo > 0 for lo, _ in ranges):
+        assert text.startswith("Retention helps"), text
+    elif all(hi < 0 for _, hi in ranges):
+        assert text.startswith("Retention lowers"), text
+    else:
+        assert text.startswith("Retention is not shown to help"), text
+    assert "because" not in text  # no cause that the page does not compute
