@@ -183,3 +183,38 @@ def test_downloadable_notebook_has_no_raw_myst_and_points_to_run():
     assert "<a " not in prose and "Fig. 5.1" in prose  # no link a notebook cannot follow
     assert "`judgerisk run 05 -o mine.html`" in out.cells[0].source
     assert [c.source for c in out.cells if c.cell_type == "code"] == ["glue(...)", "plot()"]
+
+
+def test_with_a_book_url_references_link_into_the_built_book(tmp_path):
+    chapter = _chapter()
+    chapter.cells[2].source += (
+        " The guarantee is in {ref}`Methods §7 <methods-guarantee>`; the data in "
+        "{doc}`the contract <../book/data_contract>`; the caption's figure "
+        "{numref}`fig-ch05-bars`."
+    )
+    src = tmp_path / "run.ipynb"
+    nbformat.write(chapter, src)
+    url = "https://example.org/judgerisk"
+    page = render.render_html(
+        src, tmp_path / "run.html", chapter="05_high_consensus", book=ROOT, book_url=url + "/"
+    )
+    html = page.read_text().replace('"', "'")
+    assert f"<a href='{url}/notebooks/04_scur_signals.html'>chapter 4, “SCUR" in html
+    assert f"<a href='{url}/book/methods.html#methods-guarantee'>Methods §7</a>" in html
+    assert f"<a href='{url}/book/data_contract.html'>the contract</a>" in html
+    assert "<a href='#fig-ch05-bars'>Fig. 5.1</a>" in html  # its own figures: on the page
+    for target in ("notebooks/04_scur_signals.md", "book/methods.md", "book/data_contract.md"):
+        assert (ROOT / target).is_file()  # each link names a page the book builds
+    assert "(methods-guarantee)=" in (ROOT / "book" / "methods.md").read_text()
+    plain = render.render_html(src, tmp_path / "plain.html", chapter="05", book=ROOT)
+    assert "example.org" not in plain.read_text() and "of chapter 4, “SCUR" in plain.read_text()
+    with pytest.raises(ValueError, match="http"):
+        render.render_html(src, tmp_path / "x.html", book=ROOT, book_url="/home/me/book")
+
+
+def test_judgerisk_run_takes_the_book_url_from_the_environment(monkeypatch):
+    from judgerisk.cli.app import build_parser
+
+    monkeypatch.setenv("JUDGERISK_BOOK_URL", "file:///srv/book")
+    args = build_parser().parse_args(["run", "08", "-o", "x.html"])
+    assert args.book_url == "file:///srv/book"

@@ -26,6 +26,7 @@ from typing import Any
 from judgerisk._util.safe_write import atomic_write
 
 __all__ = [
+    "check_book_url",
     "downloadable_notebook",
     "mathjax_code",
     "glued_values",
@@ -147,23 +148,50 @@ def chapter_titles(folder: Path | None) -> dict[str, str]:
 
 
 LABEL = re.compile(r"^\(([\w-]+)\)=\s*\n+#+ (.+)$", re.M)
+ANY_LABEL = re.compile(r"^\(([\w-]+)\)=\s*$", re.M)
 
 
-def _labels(book: Path | None) -> dict[str, str]:
-    """``{label: heading}`` of every ``(label)=`` target in the chapters and book pages."""
-    found: dict[str, str] = {}
+def _labels(book: Path | None) -> dict[str, tuple[str, str]]:
+    """``{label: (heading, page)}`` of every ``(label)=`` target in the chapters and book
+    pages; ``page`` is the source's path in the book without its suffix (``book/methods``)."""
+    found: dict[str, tuple[str, str]] = {}
     if book is None:
         return found
     for path in [*(book / "notebooks").glob("*.md"), *(book / "book").glob("*.md")]:
-        for label, heading in LABEL.findall(path.read_text()):
-            found[label] = heading.strip()
+        page, text = f"{path.parent.name}/{path.stem}", path.read_text()
+        for label in ANY_LABEL.findall(text):  # a paragraph's label too: its text is shown
+            found[label] = (label, page)
+        for label, heading in LABEL.findall(text):
+            found[label] = (heading.strip(), page)
     return found
 
 
+def check_book_url(url: str | None) -> str | None:
+    """``url`` without its trailing ``/``, or ``None``: the built book's address, under which
+    a page's source ``notebooks/08_bpe.md`` is ``notebooks/08_bpe.html`` (Jupyter Book's
+    layout). Only ``http(s)://`` and ``file://`` addresses are taken."""
+    if url is None or url == "":
+        return None
+    if not re.match(r"(https?|file)://[^\s'\"<>]+$", url):
+        raise ValueError(
+            f"--book-url {url!r}: give the built book's address, http(s):// or file:// "
+            "(e.g. https://example.org/judgerisk), without spaces or quotes"
+        )
+    return url.rstrip("/")
+
+
 class _Context:
-    def __init__(self, nb: Any, chapter: str, book: Path | None, links: bool = True) -> None:
+    def __init__(
+        self,
+        nb: Any,
+        chapter: str,
+        book: Path | None,
+        links: bool = True,
+        book_url: str | None = None,
+    ) -> None:
         self.glued = glued_values(nb)
         self.links = links  # a page links its figures and equations; a notebook cannot
+        self.book_url = book_url if links else None  # other pages: links into the built book
         self.chapter = chapter
         self.cites = _bibliography(book / "book" / "references.bib" if book else None)
         self.titles = chapter_titles(book / "notebooks" if book else None)
@@ -194,18 +222,21 @@ def _role(ctx: _Context, role: str, text: str) -> str:
     shown, target = _split_target(text)
     if role == "term":
         return shown or target
-    if role == "ref" and not shown and target in ctx.labels:
-        return ctx.labels[target]  # a section's heading, as the book prints it
+    if role == "ref" and target in ctx.labels:
+        heading, page = ctx.labels[target]  # a section's heading, as the book prints it
+        return _book_link(ctx, f"{page}.html#{target}", shown or heading)
     if role in ("doc", "ref"):
         stem = Path(target).stem
+        doc = _doc_page(target) if role == "doc" else None
         if shown:
-            return shown
+            return _book_link(ctx, f"{doc}.html", shown) if doc else shown
         title = ctx.titles.get(stem, stem.replace("_", " "))
         number = stem.split("_", 1)[0].lstrip("0")
-        # another chapter, named by its number too: a rerun page stands alone, without the
-        # book's pages to link to, and the number finds the chapter in the book's contents
+        # another chapter, named by its number too: the number finds the chapter in the
+        # book's contents when the page has no book to link to (no --book-url)
         is_chapter = stem[:1].isdigit() or stem[:1] == "A" and stem[1:2].isdigit()
-        return f"chapter {number}, “{title}”" if is_chapter and number else title
+        text = f"chapter {number}, “{title}”" if is_chapter and number else title
+        return _book_link(ctx, f"{doc}.html", text) if doc else text
     if role == "numref":
         number = ctx.figures.get(target, "?")
         shown = shown.replace("%s", number) if shown else f"Fig. {number}"
@@ -222,7 +253,28 @@ def _role(ctx: _Context, role: str, text: str) -> str:
     return f"`{text}`"
 
 
-_ESCAPED_LINK = re.compile(r"&lt;a href=&#x27;#([\w-]+)&#x27;&gt;(.*?)&lt;/a&gt;")
+_ESCAPED_LINK = re.compile(r"&lt;a href=&#x27;(#[\w-]+|[a-z]+://[^\s&]+)&#x27;&gt;(.*?)&lt;/a&gt;")
+
+
+def _doc_page(target: str) -> str:
+    """A ``{doc}`` target, written from a chapter (``08_bpe``, ``../book/methods``), as its
+    page in the book (``notebooks/08_bpe``, ``book/methods``)."""
+    parts = Path("notebooks", target).parts
+    out: list[str] = []
+    for part in parts:
+        if part == "..":
+            if out:
+                out.pop()
+        elif part != ".":
+            out.append(part)
+    return "/".join(out)
+
+
+def _book_link(ctx: _Context, page: str, text: str) -> str:
+    """``text`` as a link to ``page`` of the built book (plain text without --book-url)."""
+    if ctx.book_url is None:
+        return text
+    return f"<a href='{html.escape(ctx.book_url + '/' + page)}'>{text}</a>"
 
 
 def _anchor_link(ctx: _Context, target: str, text: str) -> str:
@@ -260,7 +312,7 @@ def _figure_html(cell: Any, number: str, ctx: _Context | None = None) -> str:
     if ctx is not None:  # a caption's references, as the book prints them
         caption = resolve_myst(caption, ctx)
     # the caption is text; only the links to a figure or equation on the page stay markup
-    caption = _ESCAPED_LINK.sub(r"<a href='#\1'>\2</a>", html.escape(caption))
+    caption = _ESCAPED_LINK.sub(r"<a href='\1'>\2</a>", html.escape(caption))
     alt = meta.get("image", {}).get("alt", "").strip()
     images = [o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {})]
     tags = "".join(
@@ -274,13 +326,16 @@ def _figure_html(cell: Any, number: str, ctx: _Context | None = None) -> str:
     )
 
 
-def book_notebook(nb: Any, chapter: str, book: Path | None = None) -> Any:
-    """A copy of an executed chapter with its Markdown resolved and hidden cells removed."""
+def book_notebook(
+    nb: Any, chapter: str, book: Path | None = None, book_url: str | None = None
+) -> Any:
+    """A copy of an executed chapter with its Markdown resolved and hidden cells removed;
+    with ``book_url`` its references to other pages link into the built book there."""
     import nbformat
 
     nb = copy.deepcopy(nb)
     apply_conditions(nb)
-    ctx = _Context(nb, chapter, book)
+    ctx = _Context(nb, chapter, book, book_url=check_book_url(book_url))
     cells = []
     for cell in nb.cells:
         tags = set(cell.metadata.get("tags", []))
@@ -418,6 +473,7 @@ def render_html(
     html_path: str | os.PathLike,
     chapter: str | None = None,
     book: Path | None = None,
+    book_url: str | None = None,
 ) -> Path:
     """Write the executed chapter ``ipynb`` as one readable HTML page at ``html_path``.
 
@@ -433,6 +489,10 @@ def render_html(
     book : pathlib.Path, optional
         The book's source folder, for the bibliography and the chapter titles (default: none;
         ``judgerisk run`` passes the folder its chapter came from).
+    book_url : str, optional
+        The built book's address (``http(s)://`` or ``file://``): references to other
+        chapters and pages become links there (:func:`check_book_url`); default: plain text
+        naming the chapter by number and title.
     """
     import nbformat
     from nbconvert import HTMLExporter
@@ -440,7 +500,7 @@ def render_html(
     ipynb, html_path = Path(ipynb), Path(html_path)
     nb = nbformat.read(ipynb, as_version=4)
     number = (chapter or ipynb.stem).split("_", 1)[0]
-    page = book_notebook(nb, number.lstrip("0") or "0", book)
+    page = book_notebook(nb, number.lstrip("0") or "0", book, book_url)
     exporter = HTMLExporter(template_name="lab")
     exporter.exclude_input_prompt = exporter.exclude_output_prompt = True
     inline = mathjax_code()

@@ -244,6 +244,7 @@ def run_chapter(
     source: str | os.PathLike | None = None,
     announce: Callable[[str], object] | None = None,
     record: dict | None = None,
+    book_url: str | None = None,
 ) -> tuple[Path, float]:
     """Run one chapter with papermill on the reader's parameters and write the notebook.
 
@@ -274,6 +275,9 @@ def run_chapter(
     record : dict, optional
         The provenance record the notebook carries (:func:`judgerisk.provenance.make_record`;
         ``judgerisk run`` passes its command line's); default: one naming the runbook call.
+    book_url : str, optional
+        For an ``.html`` output: the built book's address, so that the page's references to
+        other chapters and pages are links (:func:`judgerisk._book.render.check_book_url`).
 
     Returns
     -------
@@ -281,6 +285,7 @@ def run_chapter(
         The notebook written and the seconds the run took.
     """
     cwd = Path(cwd or Path.cwd()).resolve()
+    book_url = render.check_book_url(book_url)  # before the run, not after it
     md = find_chapter(chapter, source)
     defaults = {p.name: p.default for p in chapter_parameters(md)}
     params = dict(parameters or {})
@@ -318,7 +323,9 @@ def run_chapter(
 
             raise notebook_error(exc, md.name) from None
         if out.suffix == ".html":  # the page only: rendered from the notebook, not kept
-            written = render.render_html(written, Path(tmp) / out.name, chapter=md.stem, book=book)
+            written = render.render_html(
+                written, Path(tmp) / out.name, chapter=md.stem, book=book, book_url=book_url
+            )
         # onto a free name without --overwrite: of two racing runs exactly one publishes
         atomic_write(out, lambda t: os.replace(written, t), exclusive=not overwrite)
     return out, seconds

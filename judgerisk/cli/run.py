@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import textwrap
 
@@ -62,6 +63,14 @@ class Run(Command):
         )
         p.add_argument("--small", action="store_true", help="start from the small test parameters")
         p.add_argument(
+            "--book-url",
+            metavar="URL",
+            default=os.environ.get("JUDGERISK_BOOK_URL") or None,
+            help="for an .html page: the built book's address (http(s):// or file://, e.g. "
+            "file:///home/me/judgerisk/_build/html); references to other chapters become links "
+            "there (default: $JUDGERISK_BOOK_URL; without it they name the chapter by number)",
+        )
+        p.add_argument(
             "--list", action="store_true", help="print the chapter's parameters and exit"
         )
         add_overwrite(p)
@@ -102,6 +111,7 @@ class Run(Command):
                 f"judgerisk run: {doing} ...", file=sys.stderr, flush=True
             ),
             record=command_record(args, {"notebook": (md, None)}),
+            book_url=args.book_url,
         )
         print(f"wrote {out} ({seconds:.0f} s): ran {md}", file=sys.stderr)
         return EXIT_OK
