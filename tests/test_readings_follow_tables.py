@@ -320,3 +320,54 @@ def test_the_retention_reading_follows_its_seed_range(tmp_path, seed):
     else:
         assert text.startswith("Retention is not shown to help"), text
     assert "because" not in text  # no cause that the page does not compute
+
+
+HC_CHAPTER = ROOT / "notebooks" / "05_high_consensus.md"
+_SENTENCE = re.compile(
+    r"- (?P<subset>[a-z ]+) \(\d+ items, \d+ errors\): SCUR [0-9.]+ (?P<verb>beats|ties with|"
+    r"trails) the strongest other score, (?P<other>.+?) [0-9.]+, difference (?P<ci>\S+ \[\S+, "
+    r"\S+\]); it beats (?P<beats>\d+) and trails (?P<trails>\d+) of the (?P<n>\d+) scores"
+)
+
+
+@pytest.fixture(scope="module", params=["small", "other"])
+def consensus_chapter(request, tmp_path_factory):
+    """Chapter 5 at the book's small parameters, then at another seed and panel size."""
+    out = tmp_path_factory.mktemp(f"consensus_{request.param}")
+    parameters = {} if request.param == "small" else {"seed": 4, "n_items": 250}
+    path, _ = runbook.execute(HC_CHAPTER, out, profile="small", parameters=parameters)
+    nb = nbformat.read(path, as_version=4)
+    markdown = [
+        "".join(o["data"]["text/markdown"])
+        for c in nb.cells
+        for o in c.get("outputs", [])
+        if "text/markdown" in o.get("data", {})
+    ]
+    sentences = [m for text in markdown for m in _SENTENCE.finditer(text)]
+    return glued_values(nb), _tables(nb), sentences
+
+
+def _verb(low: float, high: float) -> str:
+    return "beats" if low > 0 else "trails" if high < 0 else "ties with"
+
+
+def test_each_comparison_sentence_is_its_column_of_intervals(consensus_chapter):
+    glued, tables, sentences = consensus_chapter
+    table = next(t for t in tables if t and any("[" in c for r in t[1:] for c in r[1:]))
+    header, rows = table[0], {r[0]: r for r in table[1:]}
+    assert len(sentences) == len(header) - 1  # one sentence per subset
+    for found in sentences:
+        column = header.index(found["subset"])
+        cells = {name: _interval(row[column]) for name, row in rows.items()}
+        verbs = [_verb(*ci) for ci in cells.values()]
+        assert found["ci"] == rows[found["other"]][column], found.group(0)
+        assert found["verb"] == _verb(*cells[found["other"]]), found.group(0)
+        assert int(found["beats"]) == verbs.count("beats"), found.group(0)
+        assert int(found["trails"]) == verbs.count("trails"), found.group(0)
+        assert int(found["n"]) == len(cells)
+        # the strongest other score: the smallest difference of the column
+        diffs = {name: float(row[column].split(" ")[0]) for name, row in rows.items()}
+        assert diffs[found["other"]] == min(diffs.values()), found.group(0)
+    hc = next(f for f in sentences if f["subset"] == "high vote consensus")
+    assert _text(glued, "ch05_hc_verdict").strip("'") == hc["verb"]
+    assert _text(glued, "ch05_hc_diff").strip("'") == hc["ci"]
