@@ -371,3 +371,40 @@ def test_each_comparison_sentence_is_its_column_of_intervals(consensus_chapter):
     hc = next(f for f in sentences if f["subset"] == "high vote consensus")
     assert _text(glued, "ch05_hc_verdict").strip("'") == hc["verb"]
     assert _text(glued, "ch05_hc_diff").strip("'") == hc["ci"]
+
+
+DECISIONS_CHAPTER = ROOT / "notebooks" / "11_certified_panel_decisions.md"
+
+
+@pytest.fixture(scope="module", params=["small", "other"])
+def decisions_chapter(request, tmp_path_factory):
+    """Chapter 11 at the book's small parameters, then at another seed with fewer splits."""
+    out = tmp_path_factory.mktemp(f"decisions_{request.param}")
+    parameters = {} if request.param == "small" else {"seed": 2, "n_splits": 300}
+    path, _ = runbook.execute(DECISIONS_CHAPTER, out, profile="small", parameters=parameters)
+    nb = nbformat.read(path, as_version=4)
+    return glued_values(nb), _tables(nb)
+
+
+def test_the_naive_reading_is_the_naive_table(decisions_chapter):
+    from judgerisk.selective.protocol import VALID_SE
+
+    glued, tables = decisions_chapter
+    table = next(t for t in tables if t and len(t[0]) == 5 and "s.e. of the mean" in t[0])
+    over, levels, score = [], 0, None
+    for row in table[2:]:
+        score = row[0] if not row[0].startswith("0.") else score
+        cells = row[1:] if row[0] == score else row
+        if score != "SCUR (panel)":
+            continue
+        alpha, risk, se = float(cells[0]), float(cells[2]), float(cells[3])
+        levels += 1
+        if risk > alpha + VALID_SE * se:
+            over.append(risk - alpha)
+    reading = _text(glued, "ch11_naive_reading")
+    assert f"of the {levels} levels" in reading
+    if over:
+        assert reading.startswith(f"exceeds α + {VALID_SE:.0f} s.e."), reading
+        assert f"at {len(over)} of the {levels} levels" in reading, (over, reading)
+    else:
+        assert reading.startswith("does not exceed"), reading
