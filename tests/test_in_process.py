@@ -87,6 +87,7 @@ def test_the_callers_warnings_and_matplotlib_settings_come_back(tmp_path, simula
             filters = list(warnings.filters)
             backend = plt.get_backend()
             mine_open = plt.figure()  # the caller's open figure: not on the page, left open
+            open_before = plt.get_fignums()  # with any an earlier test left open
             rc = dict(matplotlib.rcParams)
             environ = dict(os.environ)  # a kernel's shell sets FORCE_COLOR, TERM, the pagers
             out = tmp_path / f"r{int(quiet)}.html"
@@ -94,7 +95,7 @@ def test_the_callers_warnings_and_matplotlib_settings_come_back(tmp_path, simula
             assert warnings.filters == filters and warnings.showwarning is mine
             assert dict(matplotlib.rcParams) == rc and plt.get_backend() == backend
             assert dict(os.environ) == environ
-            assert plt.get_fignums() == [mine_open.number]
+            assert plt.get_fignums() == open_before
             plt.close(mine_open)
             assert _no_shell()  # the in-process shell is gone
             pages.append(_page_body(out))

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from judgerisk.options import check_count
+from judgerisk.options import ANALYSIS, check_count
 from judgerisk.validation import as_binary, as_bool, as_float
 
 __all__ = [
@@ -256,8 +256,8 @@ def paired_metric_difference(
     metric: str,
     *,
     n_bins: int = 10,
-    n_boot: int = 1000,
-    level: float = 0.95,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
     seed: int = 0,
 ) -> tuple[float, float, float]:
     r"""``metric(a) - metric(b)`` of two confidence signals on the same items, with a paired
@@ -277,9 +277,9 @@ def paired_metric_difference(
         :func:`ece` (lower is better), :func:`auroc_correct` or :func:`auprc_correct`.
     n_bins : int, default 10
         ECE bins.
-    n_boot : int, default 1000
-        Bootstrap resamples.
-    level : float, default 0.95
+    n_boot : int, default ``ANALYSIS.n_boot``
+        Bootstrap resamples (:data:`judgerisk.options.ANALYSIS`, the book's analyses' one default).
+    level : float, default ``ANALYSIS.level``
         Coverage of the percentile interval.
     seed : int, default 0
         Seed of the resamples.
