@@ -308,7 +308,16 @@ def test_the_retention_reading_follows_its_seed_range(tmp_path, seed):
         pytest.skip("the public LLMBar data are not found ($JUDGERISK_DATA)")
     parameters = {"real_data": True, "seed": seed}
     path, _ = runbook.execute(RETENTION_CHAPTER, tmp_path, profile="small", parameters=parameters)
-    text = _text(glued_values(nbformat.read(path, as_version=4)), "ch07_retention_text")
+    glued = glued_values(nbformat.read(path, as_version=4))
+    text = _text(glued, "ch07_retention_text")
+    best = _text(glued, "ch07_best_vs_rule")
+    low, high = _interval(best)
+    if low > 0:
+        assert "is more accurate than the best aggregation rule" in best, best
+    elif high < 0:
+        assert best.startswith("the best aggregation rule"), best
+    else:
+        assert "not shown to differ" in best and "blind spot" not in best, best
     ranges = [
         (float(lo), float(hi)) for lo, hi in re.findall(r"from ([-+0-9.]+) to ([-+0-9.]+)", text)
     ]
@@ -408,3 +417,22 @@ def test_the_naive_reading_is_the_naive_table(decisions_chapter):
         assert f"at {len(over)} of the {levels} levels" in reading, (over, reading)
     else:
         assert reading.startswith("does not exceed"), reading
+
+
+def test_paired_accuracy_difference_is_the_difference_of_the_shares():
+    import numpy as np
+
+    from judgerisk._book.studies.paired import paired_accuracy_difference
+
+    rng = np.random.default_rng(0)
+    a = (rng.random(300) < 0.8).astype(float)
+    b = np.where(rng.random(300) < 0.9, a, 1 - a)  # b agrees with a on most items
+    b[:5] = 0.5  # ties count half
+    d, lo, hi = paired_accuracy_difference(a, b, n_boot=500)
+    assert d == pytest.approx(a.mean() - b.mean())
+    assert lo <= d <= hi
+    assert paired_accuracy_difference(a, a, n_boot=50) == (0.0, 0.0, 0.0)
+    with pytest.raises(ValueError, match="same items"):
+        paired_accuracy_difference(a, b[:10])
+    with pytest.raises(ValueError, match="no NaN"):
+        paired_accuracy_difference(a, np.full(300, 2.0))

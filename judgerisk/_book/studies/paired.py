@@ -47,6 +47,7 @@ __all__ = [
     "best_rows",
     "compare_pairs",
     "compare_scores",
+    "paired_accuracy_difference",
     "paired_auroc_difference",
     "verdict",
     "weighted_auroc",
@@ -236,6 +237,47 @@ def paired_auroc_difference(
         groups,
         level,
     )
+
+
+def paired_accuracy_difference(
+    right_a: npt.ArrayLike,
+    right_b: npt.ArrayLike,
+    *,
+    n_boot: int = ANALYSIS.n_boot,
+    level: float = ANALYSIS.level,
+    random_state: int | None = 0,
+) -> tuple[float, float, float]:
+    """Accuracy of verdict a minus that of verdict b on the same items, with a paired interval.
+
+    Parameters
+    ----------
+    right_a, right_b : array-like of float in [0, 1]
+        Per item: 1 when the verdict is right, 0 when wrong, 1/2 for a tie (half right, as
+        :func:`judgerisk.engine.describe.judge_accuracy` counts it); the same items in order.
+    n_boot, level, random_state
+        As in :func:`paired_auroc_difference`: the same resamples of the items.
+
+    Returns
+    -------
+    (diff, low, high)
+        :math:`\bar r_a - \bar r_b` and the percentile interval of its resampled values; read
+        it with :func:`verdict` (the rule of :data:`BEATS_RULE`).
+    """
+    a = np.asarray(right_a, dtype=float)
+    b = np.asarray(right_b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise ValueError(f"right_a ({a.shape}) and right_b ({b.shape}) must be the same items")
+    both = np.r_[a, b]
+    if np.isnan(both).any() or (np.abs(both - 0.5) > 0.5).any():
+        raise ValueError("right_a and right_b hold 0, 1/2 or 1 per item, no NaN")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    check_count("n_boot", n_boot)
+    w = _bootstrap_counts(a.size, n_boot, random_state)  # items x resamples, each sums to n
+    resampled = (a - b) @ w / a.size
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(resampled, [tail, 1.0 - tail])
+    return float(a.mean() - b.mean()), float(low), float(high)
 
 
 def auroc_interval(
