@@ -10,8 +10,10 @@ starts a kernel.
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
+import sys
 import warnings
 
 import matplotlib
@@ -90,11 +92,13 @@ def test_the_callers_warnings_and_matplotlib_settings_come_back(tmp_path, simula
             open_before = plt.get_fignums()  # with any an earlier test left open
             rc = dict(matplotlib.rcParams)
             environ = dict(os.environ)  # a kernel's shell sets FORCE_COLOR, TERM, the pagers
+            main, names = sys.modules["__main__"], set(vars(builtins))
             out = tmp_path / f"r{int(quiet)}.html"
             build.render_report(src, out, parameters=params, progress=False)
             assert warnings.filters == filters and warnings.showwarning is mine
             assert dict(matplotlib.rcParams) == rc and plt.get_backend() == backend
             assert dict(os.environ) == environ
+            assert sys.modules["__main__"] is main and set(vars(builtins)) == names
             assert plt.get_fignums() == open_before
             plt.close(mine_open)
             assert _no_shell()  # the in-process shell is gone

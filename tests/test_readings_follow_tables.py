@@ -60,13 +60,18 @@ def _share(text: str) -> float:
     return 0.0 if text.strip() == "none" else float(text.strip().rstrip(" %")) / 100
 
 
+def _run(chapter: Path, out: Path, parameters: dict):
+    """The chapter executed at its small parameters updated by ``parameters``."""
+    path, _ = runbook.execute(chapter, out, profile="small", parameters=parameters)
+    return nbformat.read(path, as_version=4)
+
+
 @pytest.fixture(scope="module", params=[0.10, 0.20], ids=["alpha=0.10", "alpha=0.20"])
 def conclusion(request, tmp_path_factory):
     if not _have_data():
         pytest.skip("the public LLMBar and JudgeBench data are not found ($JUDGERISK_DATA)")
     out = tmp_path_factory.mktemp(f"conclusion_{request.param}")
-    path, _ = runbook.execute(CONCLUSION, out, profile="small", parameters={"alpha": request.param})
-    nb = nbformat.read(path, as_version=4)
+    nb = _run(CONCLUSION, out, {"alpha": request.param})
     certified = next(t for t in _tables(nb) if t and "guarantee met (α + 4 s.e.)" in t[0])
     rows = {(r[0], r[1].split(" (")[0]): r for r in certified[1:]}
     summary = next(t for t in _tables(nb) if t and "strongest baseline" in t[0])
@@ -130,8 +135,7 @@ def families(request, tmp_path_factory):
         ).data
         own.to_csv(out / "mine.csv", index=False)
         parameters = {"panel_path": str(out / "mine.csv"), "seed": 3, "levels": [2.0, 8.0]}
-    path, _ = runbook.execute(FAMILIES, out, profile="small", parameters=parameters)
-    nb = nbformat.read(path, as_version=4)
+    nb = _run(FAMILIES, out, parameters)
     return request.param, glued_values(nb), _tables(nb)
 
 
@@ -218,8 +222,7 @@ def scope_chapter(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"scope_{request.param}")
     own = {"pairs_path": str(ROOT / "notebooks" / "data" / "my_judge.csv"), "seed": 5}
     parameters = {} if request.param == "small" else {**own, "alphas": [0.1, 0.2, 0.3]}
-    path, _ = runbook.execute(SCOPE_CHAPTER, out, profile="small", parameters=parameters)
-    nb = nbformat.read(path, as_version=4)
+    nb = _run(SCOPE_CHAPTER, out, parameters)
     return glued_values(nb), _tables(nb)
 
 
@@ -275,8 +278,7 @@ def bpe_chapter(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"bpe_{request.param}")
     own = {"pairs_path": str(ROOT / "notebooks" / "data" / "my_judge.csv"), "seed": 2}
     parameters = {} if request.param == "small" else own
-    path, _ = runbook.execute(BPE_CHAPTER, out, profile="small", parameters=parameters)
-    nb = nbformat.read(path, as_version=4)
+    nb = _run(BPE_CHAPTER, out, parameters)
     return glued_values(nb), _tables(nb)
 
 
@@ -307,8 +309,7 @@ def test_the_retention_reading_follows_its_seed_range(tmp_path, seed):
     if not _have_data():
         pytest.skip("the public LLMBar data are not found ($JUDGERISK_DATA)")
     parameters = {"real_data": True, "seed": seed}
-    path, _ = runbook.execute(RETENTION_CHAPTER, tmp_path, profile="small", parameters=parameters)
-    glued = glued_values(nbformat.read(path, as_version=4))
+    glued = glued_values(_run(RETENTION_CHAPTER, tmp_path, parameters))
     text = _text(glued, "ch07_retention_text")
     best = _text(glued, "ch07_best_vs_rule")
     low, high = _interval(best)
@@ -344,8 +345,7 @@ def consensus_chapter(request, tmp_path_factory):
     """Chapter 5 at the book's small parameters, then at another seed and panel size."""
     out = tmp_path_factory.mktemp(f"consensus_{request.param}")
     parameters = {} if request.param == "small" else {"seed": 4, "n_items": 250}
-    path, _ = runbook.execute(HC_CHAPTER, out, profile="small", parameters=parameters)
-    nb = nbformat.read(path, as_version=4)
+    nb = _run(HC_CHAPTER, out, parameters)
     markdown = [
         "".join(o["data"]["text/markdown"])
         for c in nb.cells
@@ -390,8 +390,7 @@ def decisions_chapter(request, tmp_path_factory):
     """Chapter 11 at the book's small parameters, then at another seed with fewer splits."""
     out = tmp_path_factory.mktemp(f"decisions_{request.param}")
     parameters = {} if request.param == "small" else {"seed": 2, "n_splits": 300}
-    path, _ = runbook.execute(DECISIONS_CHAPTER, out, profile="small", parameters=parameters)
-    nb = nbformat.read(path, as_version=4)
+    nb = _run(DECISIONS_CHAPTER, out, parameters)
     return glued_values(nb), _tables(nb)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -144,36 +145,29 @@ def execute_in_process(
     """
     if not can_run_in_process():
         raise RuntimeError("an IPython shell runs in this process: run the notebook in a kernel")
-    with _environment_restored():  # no notice from debugpy's import (ipykernel imports it)
-        os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    with _environment_restored(), _interpreter_restored():
+        os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # debugpy's import notice
         import matplotlib
         from ipykernel.inprocess.ipkernel import InProcessInteractiveShell
         from ipykernel.inprocess.manager import InProcessKernelManager
         from traitlets.config import Config
 
-    # no history file written into the user's home folder for a report's cells
-    manager = InProcessKernelManager(config=Config({"HistoryManager": {"enabled": False}}))
-    with (
-        warnings.catch_warnings(),
-        matplotlib.rc_context(),
-        _own_figures(),
-        _environment_restored(),
-    ):
-        _fresh_warning_filters()  # as a new kernel's, whatever this process set
-        manager.start_kernel()
-        client = manager.client()
-        client.start_channels()
-        try:
-            _run_cells(nb, client, timeout, progress)
-        finally:
-            shell = manager.kernel.shell if manager.kernel is not None else None
-            if shell is not None:
-                shell.reset(new_session=False)  # the notebook's tables leave with it
-            if manager.kernel is not None:
-                _cancel_iopub_gc(manager.kernel.iopub_thread)
-            manager.shutdown_kernel()
-            InProcessInteractiveShell.clear_instance()
-            _forget_inline_backend()
+        # no history file written into the user's home folder for a report's cells
+        manager = InProcessKernelManager(config=Config({"HistoryManager": {"enabled": False}}))
+        with warnings.catch_warnings(), matplotlib.rc_context(), _own_figures():
+            _fresh_warning_filters()  # as a new kernel's, whatever this process set
+            try:
+                manager.start_kernel()
+                client = manager.client()
+                client.start_channels()
+                _run_cells(nb, client, timeout, progress)
+            finally:
+                if manager.kernel is not None:
+                    manager.kernel.shell.reset(new_session=False)  # the notebook's tables go
+                    _cancel_iopub_gc(manager.kernel.iopub_thread)
+                    manager.shutdown_kernel()
+                InProcessInteractiveShell.clear_instance()
+                _forget_inline_backend()
     return nb
 
 
@@ -225,6 +219,27 @@ def _environment_restored() -> Iterator[None]:
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+@contextmanager
+def _interpreter_restored() -> Iterator[None]:
+    """``sys.modules["__main__"]`` and the builtins as they were.
+
+    An IPython shell installs its namespace as ``__main__`` and adds ``display``, ``execfile``,
+    ``runfile`` and ``__IPYTHON__`` to the builtins; left there, other libraries would take
+    this process for a notebook's (tqdm.auto, for one, would draw widgets).
+    """
+    import builtins
+
+    main = sys.modules.get("__main__")
+    before = set(vars(builtins))
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+        for name in set(vars(builtins)) - before:
+            delattr(builtins, name)
 
 
 @contextmanager
