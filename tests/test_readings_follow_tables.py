@@ -435,3 +435,34 @@ def test_paired_accuracy_difference_is_the_difference_of_the_shares():
         paired_accuracy_difference(a, b[:10])
     with pytest.raises(ValueError, match="no NaN"):
         paired_accuracy_difference(a, np.full(300, 2.0))
+
+
+SIGNALS_CHAPTER = ROOT / "notebooks" / "04_scur_signals.md"
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_the_carrier_reading_is_its_row_of_the_ablation(tmp_path, seed):
+    """Chapter 4's "which signal carries SCUR on real data" against the ablation intervals."""
+    if not _have_data():
+        pytest.skip("the public LLMBar data are not found ($JUDGERISK_DATA)")
+    nb = _run(SIGNALS_CHAPTER, tmp_path, {"seed": seed})
+    glued = glued_values(nb)
+    table = next(t for t in _tables(nb) if len(t) > 1 and t[1][:2] == ["", "method"])
+    column = table[0].index("all evaluation items")
+    rows, dataset = {}, None
+    for row in table[2:]:
+        if len(row) == len(table[0]):  # a data set's first row names it
+            dataset, row = row[0], row[1:]
+        rows[(dataset, row[0])] = row[column - 1]
+    real = _text(glued, "ch04_real")
+    pairs = {s: "+".join(x for x in "UCS" if x != s) for s in "UCS"}
+    costs = {s: _interval(rows[(real, p)]) for s, p in pairs.items() if (real, p) in rows}
+    diffs = {s: float(rows[(real, pairs[s])].split(" ")[0]) for s in costs}
+    carrier = _text(glued, "ch04_carrier")
+    assert diffs[carrier] == min(diffs.values()), (carrier, diffs)  # removing it costs the most
+    assert _text(glued, "ch04_carrier_cost") == rows[(real, pairs[carrier])]
+    verdict = _text(glued, "ch04_carrier_verdict")
+    if costs[carrier][1] < 0:  # U+C+S beats the pair without the carrier
+        assert verdict.startswith("a gain the interval confirms"), verdict
+    else:
+        assert "includes no gain" in verdict, verdict
