@@ -15,6 +15,7 @@ process (a report made from a Jupyter notebook), there can be only one shell:
 
 from __future__ import annotations
 
+import copy
 import os
 import signal
 import sys
@@ -121,25 +122,34 @@ def _cell_outputs(messages: list[dict]) -> list[Any]:
 
 def execute_in_process(
     nb: Any,
+    parameters: dict | None = None,
     timeout: float | None = None,
-    progress: Callable[[int], object] | None = None,
+    progress: bool = False,
 ) -> Any:
-    """Execute every code cell of ``nb`` in an in-process IPython kernel; returns ``nb``.
+    """Inject ``parameters`` as papermill does, then execute every code cell of a copy of
+    ``nb`` in an in-process IPython kernel; returns the executed copy.
 
     Parameters
     ----------
     nb : nbformat.NotebookNode
-        The notebook, its parameters already injected; its code cells get their outputs and
-        execution counts in place.
+        The notebook (left unchanged).
+    parameters : dict, optional
+        Values for the names of its ``parameters`` cell: papermill's ``injected-parameters``
+        cell follows it (:func:`papermill.parameterize.parameterize_notebook`).
     timeout : float, optional
         Seconds a cell may run (enforced on the main thread of a POSIX system).
-    progress : callable, optional
-        Called with 1 after each code cell (a progress bar's ``update``).
+    progress : bool, default False
+        A progress bar of the cells (tqdm), as papermill draws one.
+
+    Notes
+    -----
+    The cells run in the caller's working folder (a kernel ran in the one papermill was given);
+    the report templates read and write absolute paths only.
 
     Raises
     ------
     CellError
-        The first cell that raised (its outputs, the error's included, stay in ``nb``).
+        The first cell that raised.
     RuntimeError
         When IPython already runs in this process (:func:`can_run_in_process`).
     """
@@ -150,17 +160,21 @@ def execute_in_process(
         import matplotlib
         from ipykernel.inprocess.ipkernel import InProcessInteractiveShell
         from ipykernel.inprocess.manager import InProcessKernelManager
+        from tqdm.auto import tqdm
         from traitlets.config import Config
 
         # no history file written into the user's home folder for a report's cells
         manager = InProcessKernelManager(config=Config({"HistoryManager": {"enabled": False}}))
         with warnings.catch_warnings(), matplotlib.rc_context(), _own_figures():
             _fresh_warning_filters()  # as a new kernel's, whatever this process set
+            nb = _parameterized(nb, parameters or {})
+            n_code = sum(c.get("cell_type") == "code" for c in nb.cells)
             try:
                 manager.start_kernel()
                 client = manager.client()
                 client.start_channels()
-                _run_cells(nb, client, timeout, progress)
+                with tqdm(total=n_code, desc="Executing", unit="cell", disable=not progress) as bar:
+                    _run_cells(nb, client, timeout, bar.update)
             finally:
                 if manager.kernel is not None:
                     manager.kernel.shell.reset(new_session=False)  # the notebook's tables go
@@ -169,6 +183,17 @@ def execute_in_process(
                 InProcessInteractiveShell.clear_instance()
                 _forget_inline_backend()
     return nb
+
+
+def _parameterized(nb: Any, parameters: dict) -> Any:
+    """A copy of ``nb`` with the metadata papermill's loader adds and the injected parameters."""
+    from papermill.parameterize import parameterize_notebook
+
+    nb = copy.deepcopy(nb)
+    nb.metadata.setdefault("papermill", {"parameters": {}})
+    for cell in nb.cells:
+        cell.metadata.setdefault("tags", [])
+    return parameterize_notebook(nb, parameters)
 
 
 def _cancel_iopub_gc(iopub: Any) -> None:
