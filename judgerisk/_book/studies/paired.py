@@ -283,6 +283,7 @@ def paired_accuracy_difference(
 def auroc_interval(
     scores: npt.ArrayLike,
     errors: npt.ArrayLike,
+    groups: npt.ArrayLike | None = None,
     *,
     n_boot: int = ANALYSIS.n_boot,
     level: float = ANALYSIS.level,
@@ -294,22 +295,32 @@ def auroc_interval(
     ``random_state``: the same item counts), so an interval here and a paired difference there
     are read from the same resamples.
 
+    Parameters
+    ----------
+    scores, errors
+        As in :func:`weighted_auroc`.
+    groups : array-like, optional
+        Vote patterns: only (error, correct) pairs within a pattern count (the matched-vote
+        AUROC of :func:`weighted_auroc` and its interval).
+    n_boot, level, random_state
+        As in :func:`paired_auroc_difference`.
+
     Returns
     -------
     (auroc, low, high)
     """
-    s, e = _check_inputs(scores, errors, None)
+    s, e = _check_inputs(scores, errors, groups)
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
     w = _bootstrap_counts(len(e), n_boot, random_state)
-    num, den = _resample_sums(s, e, _group_labels(None, len(e)), w)
+    num, den = _resample_sums(s, e, _group_labels(groups, len(e)), w)
     ok = den > 0
     if not ok.any():
         nan = float("nan")
         return nan, nan, nan
     alpha = (1.0 - level) / 2.0
     low, high = np.quantile(num[ok] / den[ok], [alpha, 1.0 - alpha])
-    return weighted_auroc(s, e), float(low), float(high)
+    return weighted_auroc(s, e, groups=groups), float(low), float(high)
 
 
 def _group_labels(groups, n: int) -> np.ndarray:
