@@ -327,7 +327,7 @@ def llmbar_panel(
     missing_cells = report_missing_cells(
         v[miss],
         ["judge", "condition"],
-        f"LLMBar: {{n}} unparseable verdict(s) of {len(v)} are missing cells ({{detail}})",
+        f"LLMBar: {{n}} unparseable of {len(v)} verdicts, left as missing cells ({{detail}})",
     )
     v = v[~miss]
     seen = v.loc[v["condition"].eq("original"), "item"].unique()
