@@ -115,12 +115,14 @@ def _bibliography(bib_path: Path | None) -> dict[str, str]:
         return {}
     try:
         from pybtex.database import parse_file
+        from pybtex.richtext import Text
     except ImportError:
         return {}
     out = {}
     for key, entry in parse_file(str(bib_path)).entries.items():
         people = entry.persons.get("author", [])
-        last = [" ".join(p.last_names) for p in people]
+        # LaTeX accents as letters: Cand{\`e}s -> Candès
+        last = [Text.from_latex(" ".join(p.last_names)).render_as("text") for p in people]
         names = (
             last[0]
             if len(last) == 1
