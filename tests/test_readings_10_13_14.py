@@ -347,7 +347,7 @@ def test_the_single_judge_readings_are_their_numbers(reproduced):
     for r in rows:
         if r["quantity"].startswith("SCOPE coverage"):
             judge = r["judgerisk's data"].rsplit(", α", 1)[0]
-            said = re.search(rf"{re.escape(judge)}: ([0-9.]+)%", cover)
+            said = re.search(rf"([0-9.]+)% of the test items for {re.escape(judge)}", cover)
             assert said, (judge, cover)
             assert float(said.group(1)) / 100 == pytest.approx(float(r["judgerisk"]), abs=0.0011)
 
