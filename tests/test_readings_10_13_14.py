@@ -174,11 +174,17 @@ def test_the_headline_and_smoothing_readings_are_their_intervals(real_panels):
 
 
 # --------------------------------------------------------------------------- chapter 13
-@pytest.fixture(scope="module", params=["small", "other"])
+@pytest.fixture(scope="module", params=["small", "own"])
 def estimates(request, tmp_path_factory):
-    """Chapter 13 at the book's small parameters, then at another seed and level."""
+    """Chapter 13 at the book's small parameters, then on a learner's own panel (a file with
+    gold labels) at another seed and level."""
+    from judgerisk.simulate import simulate_panel
+
     out = tmp_path_factory.mktemp(f"estimates_{request.param}")
-    parameters = {} if request.param == "small" else {"seed": 2, "level": 0.8}
+    parameters: dict = {}
+    if request.param == "own":
+        simulate_panel(n_items=240, n_judges=4, seed=7).data.to_csv(out / "mine.csv", index=False)
+        parameters = {"panel_path": str(out / "mine.csv"), "seed": 2, "level": 0.8}
     nb = _run(ESTIMATES, out, parameters)
     level = parameters.get("level", 0.9)
     return level, glued_values(nb), _tables(nb)
@@ -244,6 +250,20 @@ def test_the_active_and_strata_readings_are_their_tables(estimates):
         maybe = sum(r < 1.0005 for r in ratios[which])
         assert sure <= said_n <= maybe, (which, ratios[which], saved)
     assert int(counts.group(2)) == len(design) - 2
+
+
+def test_a_learners_panel_is_described_as_theirs(estimates):
+    level, glued, tables = estimates
+    own = level != 0.9  # the "own" run is the one at another level
+    data = {r[0] for r in _find(tables, "labelled ipw")[2:] if not r[0].isdigit()}
+    assert ("your panel" in data) == own and ("simulated" in data) == (not own), data
+    for key in ("ch13_est_sources", "ch13_est_first_panel", "ch13_est_first_name"):
+        text = _text(glued, key)
+        assert ("mine.csv" in text or text == "your panel") == own, (key, text)
+        assert ("simulated" in text) == (not own), (key, text)
+    n_one = int(_text(glued, "ch13_est_n_one"))
+    first = next(t for t in tables if t and "effective labels" in t[0])
+    assert float(first[3][-1]) == n_one  # the labelled-only estimate is worth its labels
 
 
 def test_the_exchangeability_numbers_are_its_table(estimates):
