@@ -27,11 +27,20 @@ from tests.test_readings_follow_tables import (
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
-def _chapter(name: str, request, tmp_path_factory, others: dict):
-    """``name`` run at its small parameters (``request.param == "small"``) or with ``others``."""
-    out = tmp_path_factory.mktemp(f"{name[:2]}_{request.param}")
-    nb = _run(NOTEBOOKS / name, out, {} if request.param == "small" else others)
-    return nb, glued_values(nb), _tables(nb)
+def _chapter(name: str, other: str, others: dict, needs_data: bool = False):
+    """A module fixture: chapter ``name`` run at its small parameters, then (id ``other``)
+    with ``others`` on top of them; it gives the executed notebook, its glued values and its
+    tables."""
+
+    @pytest.fixture(scope="module", params=["small", other])
+    def chapter(request, tmp_path_factory):
+        if needs_data and not _have_data():
+            pytest.skip("the public LLMBar data are not found ($JUDGERISK_DATA)")
+        out = tmp_path_factory.mktemp(f"{name[:2]}_{request.param.replace(' ', '_')}")
+        nb = _run(NOTEBOOKS / name, out, {} if request.param == "small" else others)
+        return nb, glued_values(nb), _tables(nb)
+
+    return chapter
 
 
 def _rows(tables, header: list[str]) -> dict[str, list[str]]:
@@ -45,11 +54,10 @@ def _side(low: float, high: float, reference: float) -> str:
 
 
 # --------------------------------------------------------------------------- chapter 1
-@pytest.fixture(scope="module", params=["small", "three judges"])
-def panels_chapter(request, tmp_path_factory):
-    """Chapter 1 at the book's small parameters, then as exercise 1.2 reruns it."""
-    others = {"n_judges": 3, "n_items": 500, "seed": 1}
-    return _chapter("01_simulated_panels.md", request, tmp_path_factory, others)
+# the second run: exercise 1.2's rerun
+panels_chapter = _chapter(
+    "01_simulated_panels.md", "three judges", {"n_judges": 3, "n_items": 500, "seed": 1}
+)
 
 
 def test_the_hidden_error_reading_is_the_overview(panels_chapter):
@@ -87,14 +95,14 @@ def test_the_mechanism_reading_is_its_intervals(panels_chapter):
 
 
 # --------------------------------------------------------------------------- chapter 2
-@pytest.fixture(scope="module", params=["small", "more live items"])
-def extraction_chapter(request, tmp_path_factory):
-    """Chapter 2 at the book's small parameters (about 35 s: a real 135M judge runs), then
-    with two live items, more tiny items and another seed."""
-    if not _have_data():
-        pytest.skip("the public LLMBar data are not found ($JUDGERISK_DATA)")
-    others = {"n_items": 6, "n_live": 2, "seed": 1}
-    return _chapter("02_extracting_logprobs.md", request, tmp_path_factory, others)
+# about 35 s a run (a real 135M judge reads the live items); then two live items, more tiny
+# items and another seed
+extraction_chapter = _chapter(
+    "02_extracting_logprobs.md",
+    "more live items",
+    {"n_items": 6, "n_live": 2, "seed": 1},
+    needs_data=True,
+)
 
 
 def test_the_live_items_are_counted_as_shown(extraction_chapter):
@@ -147,11 +155,8 @@ def test_the_mass_readings_are_their_medians(extraction_chapter):
 
 
 # --------------------------------------------------------------------------- chapter 3
-@pytest.fixture(scope="module", params=["small", "500 items"])
-def lmm_chapter(request, tmp_path_factory):
-    """Chapter 3 at the book's small parameters, then as exercise 3.1 reruns it."""
-    others = {"n_items": 500, "seed": 1}
-    return _chapter("03_latent_measurement_model.md", request, tmp_path_factory, others)
+# the second run: exercise 3.1's rerun
+lmm_chapter = _chapter("03_latent_measurement_model.md", "500 items", {"n_items": 500, "seed": 1})
 
 
 def test_the_residual_reading_is_the_scale_table(lmm_chapter):
@@ -168,23 +173,24 @@ def test_the_residual_reading_is_the_scale_table(lmm_chapter):
 
 
 # --------------------------------------------------------------------------- chapter 6
-@pytest.fixture(scope="module", params=["small", "other"])
-def matched_chapter(request, tmp_path_factory):
-    """Chapter 6 at the book's small parameters, then at another seed and panel size."""
-    nb, glued, tables = _chapter(
-        "06_matched_votes.md", request, tmp_path_factory, {"seed": 3, "n_items": 400}
-    )
+# the second run: another seed and panel size
+matched_chapter = _chapter("06_matched_votes.md", "other", {"seed": 3, "n_items": 400})
+
+
+def _sentences(nb) -> list[re.Match]:
+    """The comparison sentences the notebook printed (chapter 5's form)."""
     markdown = [
         "".join(o["data"]["text/markdown"])
         for c in nb.cells
         for o in c.get("outputs", [])
         if "text/markdown" in o.get("data", {})
     ]
-    return glued, tables, [m for text in markdown for m in _SENTENCE.finditer(text)]
+    return [m for text in markdown for m in _SENTENCE.finditer(text)]
 
 
 def test_the_matched_sentences_are_their_intervals(matched_chapter):
-    _, tables, sentences = matched_chapter
+    nb, _, tables = matched_chapter
+    sentences = _sentences(nb)
     table = next(t for t in tables if t and any("[" in c for r in t[1:] for c in r[1:]))
     header, rows = table[0], {r[0]: r for r in table[1:]}
     assert [s["subset"] for s in sentences] == header[1:]
@@ -202,7 +208,8 @@ def test_the_matched_sentences_are_their_intervals(matched_chapter):
 
 
 def test_the_ds_reading_is_its_matched_difference(matched_chapter):
-    glued, tables, sentences = matched_chapter
+    nb, glued, tables = matched_chapter
+    sentences = _sentences(nb)
     table = next(t for t in tables if t and any("[" in c for r in t[1:] for c in r[1:]))
     column = table[0].index("matched vote patterns")
     diff = float(next(r for r in table[1:] if r[0] == "DS entropy")[column].split(" ")[0])
@@ -217,11 +224,8 @@ def test_the_ds_reading_is_its_matched_difference(matched_chapter):
 
 
 # --------------------------------------------------------------------------- appendix A1
-@pytest.fixture(scope="module", params=["small", "other"])
-def numerics_chapter(request, tmp_path_factory):
-    """Appendix A1 at the book's small parameters, then as exercise A1.1 reruns it."""
-    others = {"n_items": 400, "seed": 1}
-    return _chapter("A1_lmm_numerics.md", request, tmp_path_factory, others)
+# the second run: exercise A1.1's rerun (another seed), on more items
+numerics_chapter = _chapter("A1_lmm_numerics.md", "other", {"n_items": 400, "seed": 1})
 
 
 def test_the_solver_readings_are_their_numbers(numerics_chapter):
