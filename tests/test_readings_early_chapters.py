@@ -288,3 +288,15 @@ def test_the_retention_takeaway_is_the_paired_interval(tmp_path, seed):
         assert re.search(r"best rule \(.+\) is more accurate", takeaway), takeaway
     else:
         assert "not shown to differ" in takeaway, takeaway
+
+
+def test_share_interval_is_the_exact_binomial_interval():
+    from scipy.stats import binomtest
+
+    from judgerisk._book.studies.shares import share_interval
+
+    for k, n in ((0, 7), (3, 7), (7, 7), (26, 300), (299, 300)):
+        exact = binomtest(k, n).proportion_ci(0.95, method="exact")
+        assert share_interval(k, n) == pytest.approx((exact.low, exact.high), abs=1e-9), (k, n)
+    with pytest.raises(ValueError, match="0 <= k <= n"):
+        share_interval(8, 7)
