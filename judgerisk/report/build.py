@@ -39,6 +39,7 @@ from judgerisk.panel import (
     warn_ties_and_orientation,
 )
 from judgerisk.provenance import command_text
+from judgerisk.report._in_process import collector_spared
 
 __all__ = [
     "REPORT_NOTEBOOK",
@@ -297,6 +298,7 @@ def embedded_scores(html_path: str | Path) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(embedded_csv(html_path)), dtype={"gold": str})
 
 
+@collector_spared()  # a report imports a million objects: each walked about once
 def render_report(
     panel_path: str | Path,
     output: str | Path,
@@ -453,7 +455,10 @@ def _release_memory() -> None:
     import ctypes.util
     import gc
 
-    gc.collect()
+    from judgerisk.report._in_process import settle
+
+    if not settle():  # in render_report's collector_spared block: walks only what came since
+        gc.collect()
     try:
         import pyarrow
 
