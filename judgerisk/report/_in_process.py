@@ -26,7 +26,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["CellError", "can_run_in_process", "collector_spared", "execute_in_process", "settle"]
+__all__ = [
+    "CellError",
+    "can_run_in_process",
+    "collector_spared",
+    "execute_in_process",
+    "settle",
+    "warm_up",
+]
 
 
 class CellError(Exception):
@@ -166,6 +173,17 @@ def _cell_outputs(messages: list[dict]) -> list[Any]:
         elif kind in _SHOWN:
             outputs.append(output_from_msg(msg))
     return outputs
+
+
+def warm_up() -> None:
+    """Import what :func:`execute_in_process` imports (IPython's in-process kernel, pyplot,
+    papermill's parameter injection), ahead of it."""
+    import ipykernel.inprocess.ipkernel  # noqa: F401
+    import ipykernel.inprocess.manager  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401
+    import matplotlib_inline.backend_inline  # noqa: F401
+    import papermill.parameterize  # noqa: F401
+    import tqdm.auto  # noqa: F401
 
 
 def execute_in_process(
