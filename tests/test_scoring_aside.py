@@ -7,7 +7,9 @@ back as the same error, and that a report that fails first leaves no child behin
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import time
 
 import pandas as pd
@@ -24,7 +26,8 @@ def _scored(panel, folder, aside: bool, monkeypatch) -> tuple[dict, pd.DataFrame
     monkeypatch.setattr(build, "_scoring_aside_possible", lambda: aside)
     params = ReportSettings(n_seeds=1).as_parameters()
     pq, csv = folder / f"s{int(aside)}.parquet", folder / f"s{int(aside)}.csv"
-    with build._scored_aside(panel, params, False, pq, csv) as scoring:
+    score = functools.partial(build._score_to_files, panel, params, False, pq, csv)
+    with build._scored_aside(score) as scoring:
         assert scoring.aside is aside
         attrs = scoring.result()
     return attrs, pd.read_parquet(pq), csv.read_bytes()
@@ -80,3 +83,22 @@ def test_a_report_that_fails_first_leaves_no_child(tmp_path, simulated_panel, mo
     with pytest.raises(ChildProcessError):
         os.waitpid(children[0], os.WNOHANG)  # and reaped
     assert [p.name for p in tmp_path.iterdir()] == ["panel.csv"]
+
+
+def test_the_page_is_the_same_with_the_certification_checked_aside(
+    tmp_path, simulated_panel, monkeypatch
+):
+    src = tmp_path / "panel.csv"
+    panel = simulated_panel(n_items=90, n_judges=4, seed=5)
+    panel["gold"] = panel["gold"].where(panel["item"] % 2 == 0)  # the check warns: a note
+    panel.to_csv(src, index=False)
+    pages = []
+    for aside in (False, True):
+        monkeypatch.setattr(build, "_scoring_aside_possible", lambda aside=aside: aside)
+        out = build.render_report(
+            src, tmp_path / f"r{int(aside)}.html", parameters={"n_splits": 20, "n_seeds": 1}
+        )
+        page = re.sub(r"T_[0-9a-f]{5}", "T_x", out.read_text(encoding="utf-8"))
+        pages.append(page[: page.index("This report was produced by")])
+    assert "are left out of the comparison" in pages[0]  # certify_panel's warning, as a note
+    assert pages[1] == pages[0]

@@ -421,10 +421,14 @@ def render_report(
     with private_folder(output.parent) as tmp:
         scores_csv = Path(tmp) / "scores.csv"
         scores_pq = Path(tmp) / "scores.parquet"
-        with _scored_aside(panel, params, progress, scores_pq, scores_csv) as scored:
+        # on two cores the child also runs the notebook's longest step, the certification
+        # check (0.45 s of a 2,000-item report), while this process imports
+        certified = None if one_judge else Path(tmp) / "certified.parquet"
+        score = functools.partial(_score_to_files, panel, params, progress, scores_pq, scores_csv)
+        with _scored_aside(score, certified) as scored:
             # the kernel reads the panel and the scores from their files: this process holds
             # neither while it runs (a crowd's report needs the memory of one copy, not two)
-            del panel
+            del panel, score
             _release_memory()
             if scored.aside:  # meanwhile, on another core: what the notebook will import
                 _warm_up(nb)
@@ -439,6 +443,7 @@ def render_report(
             **{k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
             "scores_path": str(scores_pq),
             "warnings_text": attrs.get("warnings", []),
+            **{k: attrs[k] for k in ("certified_path", "certified_warnings") if k in attrs},
             "provenance": reproduce,
         }
         # only the names the template declares (the one-judge report has no LMM settings, no
@@ -555,13 +560,19 @@ def _user_warnings(caught: list) -> list[str]:
 
 
 def _score_to_files(
-    panel: pd.DataFrame, params: dict, progress: bool, parquet: Path, csv: Path
+    panel: pd.DataFrame,
+    params: dict,
+    progress: bool,
+    parquet: Path,
+    csv: Path,
+    certified: Path | None = None,
 ) -> dict[str, Any]:
     """The report's table (:func:`report_table`) written where the notebook reads it
     (``scores_path``, so it does not score again) and as the page's csv download.
 
     Returns its ``seeds`` and its ``warnings`` (thin items, dropped signals: the report's
-    warnings cell shows them)."""
+    warnings cell shows them). With ``certified`` and gold labels, also the notebook's check of
+    the certified decisions (:func:`_certification_to_file`)."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
@@ -569,7 +580,42 @@ def _score_to_files(
         scores = report_table(panel, params, progress)
     scores.to_parquet(parquet)
     scores.reset_index().to_csv(csv, index=False)
-    return {"seeds": scores.attrs.get("seeds"), "warnings": _user_warnings(caught)}
+    done = {"seeds": scores.attrs.get("seeds"), "warnings": _user_warnings(caught)}
+    if certified is not None and "gold" in panel.columns:
+        del scores  # the notebook's scores are the file's
+        done.update(_certification_to_file(panel, params, pd.read_parquet(parquet), certified))
+    return done
+
+
+def _certification_to_file(
+    panel: pd.DataFrame, params: dict, scores: pd.DataFrame, path: Path
+) -> dict[str, Any]:
+    """The panel report's check of its certified decisions
+    (:func:`judgerisk.report.content.certification_check`, the arguments its notebook passes)
+    written to ``path``, and the notebook parameters that make its cell read it
+    (``certified_path``) and show the warnings it raised (``certified_warnings``).
+
+    On an error nothing is returned: the notebook's cell runs the check and reports it.
+    """
+    import warnings
+
+    from judgerisk.report.content import certification_check, recorded_warnings
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            table = certification_check(
+                panel,
+                scores,
+                params["alpha"],
+                params["n_splits"],
+                params["aggregators"],
+                params["certified_scores"],
+            )
+        table.to_parquet(path)
+    except Exception:  # noqa: BLE001 - the cell raises it again, with its number
+        return {}
+    return {"certified_path": str(path), "certified_warnings": recorded_warnings(caught)}
 
 
 def _scoring_aside_possible() -> bool:
@@ -621,21 +667,22 @@ class _Scoring:
 
 @contextmanager
 def _scored_aside(
-    panel: pd.DataFrame, params: dict, progress: bool, parquet: Path, csv: Path
+    score: Callable[..., dict[str, Any]], certified: Path | None = None
 ) -> Iterator[_Scoring]:
-    """Score the panel into ``parquet`` and ``csv`` (:func:`_score_to_files`), in a forked
-    process when :func:`_scoring_aside_possible`, else here before the block runs.
+    """Run ``score()`` (:func:`_score_to_files` on the panel) in a forked process when
+    :func:`_scoring_aside_possible`, else here before the block runs.
 
     The notebook cannot start before its scores are written, but what it imports (0.8 s of a
     2,000-item report on one core: matplotlib, scipy.stats, seaborn, IPython, nbconvert) does
-    not depend on them: on two cores the block imports it while the child scores (0.6 s). The
-    child computes exactly what this process would (the same code on a copy of the same memory,
-    on one BLAS thread: :func:`report_table`); an error it raises is raised here, from
-    :meth:`_Scoring.result`. Leaving the block early kills the child.
+    not depend on them: on two cores the block imports it while the child scores (0.6 s) and,
+    with ``certified``, runs the notebook's certification check into that file (0.45 s), which
+    the notebook then reads. The child computes exactly what this process would (the same code
+    on a copy of the same memory, on one BLAS thread: :func:`report_table`); an error it raises
+    is raised here, from :meth:`_Scoring.result`. Leaving the block early kills the child.
     """
-    if not _scoring_aside_possible():
-        done = _score_to_files(panel, params, progress, parquet, csv)
-        del panel  # the block's caller lets go of the panel: so does this frame
+    if not _scoring_aside_possible():  # the notebook checks the certification itself
+        done = score()
+        del score  # the block's caller lets go of the panel: so does this frame
         yield _Scoring(done=done)
         return
     read, write = os.pipe()
@@ -646,7 +693,7 @@ def _scored_aside(
         try:
             os.close(read)
             try:
-                outcome: tuple = (True, _score_to_files(panel, params, progress, parquet, csv), "")
+                outcome: tuple = (True, score(certified), "")
             except BaseException as exc:  # noqa: BLE001 - every outcome goes to the parent
                 outcome = (False, _picklable(exc), traceback.format_exc())
             with os.fdopen(write, "wb") as fh:
@@ -656,7 +703,7 @@ def _scored_aside(
         finally:
             os._exit(0)
     os.close(write)
-    del panel  # the child has its copy
+    del score  # the child has its copy of the panel
     scoring = _Scoring(pid=pid, pipe=read)
     try:
         yield scoring
