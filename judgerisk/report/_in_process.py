@@ -175,15 +175,50 @@ def _cell_outputs(messages: list[dict]) -> list[Any]:
     return outputs
 
 
-def warm_up() -> None:
-    """Import what :func:`execute_in_process` imports (IPython's in-process kernel, pyplot,
-    papermill's parameter injection), ahead of it."""
+def warm_up(nb: Any) -> None:
+    """Import, ahead of :func:`execute_in_process`, what it imports (IPython's in-process kernel,
+    pyplot, papermill's parameter injection) and the modules that ``nb``'s code cells import at
+    their top level (read from their import statements). A module that fails to import is left
+    for its cell to report."""
+    import importlib
+
     import ipykernel.inprocess.ipkernel  # noqa: F401
     import ipykernel.inprocess.manager  # noqa: F401
     import matplotlib.pyplot  # noqa: F401
     import matplotlib_inline.backend_inline  # noqa: F401
     import papermill.parameterize  # noqa: F401
     import tqdm.auto  # noqa: F401
+
+    for cell in nb.cells:
+        for name in _imported_modules(cell) if cell.get("cell_type") == "code" else ():
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - its cell raises it, with the cell's number
+                pass
+
+
+def _imported_modules(cell: Any) -> list[str]:
+    """The modules a code cell imports at its top level (its IPython lines, ``%...``, left out).
+
+    >>> _imported_modules({"source": "import a.b, c\\n%matplotlib inline\\nfrom d import e"})
+    ['a.b', 'c', 'd']
+    """
+    import ast
+
+    lines = [
+        line for line in cell["source"].splitlines() if not line.lstrip().startswith(("%", "!"))
+    ]
+    try:
+        body = ast.parse("\n".join(lines)).body
+    except SyntaxError:  # other IPython syntax: the cell imports what it imports when it runs
+        return []
+    names: list[str] = []
+    for node in body:
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    return names
 
 
 def execute_in_process(

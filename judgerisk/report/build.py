@@ -721,51 +721,15 @@ def _picklable(exc: BaseException) -> BaseException:
 
 
 def _warm_up(nb: Any) -> None:
-    """Import what running ``nb`` in this process will import, and prepare the page's exporter.
-
-    The modules that its code cells import at their top level (read from their import
-    statements), the in-process kernel's (:func:`judgerisk.report._in_process.warm_up`) and
-    nbconvert's exporter with its templates compiled. A module that fails to import is left
-    for its cell to report.
-    """
-    import importlib
-
+    """Import what running ``nb`` in this process will import
+    (:func:`judgerisk.report._in_process.warm_up`) and make the page's exporter, its templates
+    compiled."""
     import nbformat
 
     from judgerisk.report._in_process import warm_up
 
-    warm_up()
-    for cell in nb.cells:
-        for name in _imported_modules(cell) if cell.get("cell_type") == "code" else ():
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - its cell raises it, with the cell's number
-                pass
-    notebook_to_html(nbformat.v4.new_notebook())  # the exporter, its templates compiled
-
-
-def _imported_modules(cell: Any) -> list[str]:
-    """The modules a code cell imports at its top level (its IPython lines, ``%...``, left out).
-
-    >>> _imported_modules({"source": "import a.b, c\\n%matplotlib inline\\nfrom d import e"})
-    ['a.b', 'c', 'd']
-    """
-    import ast
-
-    lines = [
-        line for line in cell["source"].splitlines() if not line.lstrip().startswith(("%", "!"))
-    ]
-    try:
-        body = ast.parse("\n".join(lines)).body
-    except SyntaxError:  # other IPython syntax: the cell imports what it imports when it runs
-        return []
-    names: list[str] = []
-    for node in body:
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module)
-    return names
+    warm_up(nb)
+    notebook_to_html(nbformat.v4.new_notebook())
 
 
 #: The report's parameters and their defaults (:class:`judgerisk.options.ReportSettings`).
