@@ -11,6 +11,7 @@ starts a kernel.
 from __future__ import annotations
 
 import builtins
+import gc
 import os
 import re
 import sys
@@ -150,6 +151,22 @@ def test_outputs_come_back_in_order(tmp_path):
     kinds = [o["output_type"] for o in code[-1].outputs]
     assert kinds == ["display_data", "execute_result"]
     assert code[-1].outputs[1]["data"]["text/plain"] == "42"
+
+
+def test_the_collector_is_left_as_it_was(tmp_path):
+    """What the cells import is frozen while they run (kept out of the collections) and unfrozen
+    at the end; objects the caller froze stay frozen."""
+    nb = _notebook("import fractions\nx = [fractions.Fraction(1, 3)]", "y = x * 2")
+    assert gc.get_freeze_count() == 0
+    build.run_notebook(nb, tmp_path / "o.ipynb", {}, tmp_path, progress=False, in_process=True)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()  # the caller's, e.g. before forking workers
+    try:
+        frozen = gc.get_freeze_count()
+        build.run_notebook(nb, tmp_path / "o.ipynb", {}, tmp_path, progress=False, in_process=True)
+        assert gc.get_freeze_count() > frozen * 0.9  # not unfrozen (a few were freed meanwhile)
+    finally:
+        gc.unfreeze()
 
 
 def test_inside_an_ipython_shell_the_report_starts_a_kernel(tmp_path):

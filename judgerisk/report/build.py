@@ -1,7 +1,9 @@
 """Self-contained HTML report on a panel file: the packaged notebook, run in this process.
 
 :func:`render_report` validates the panel file (so a bad file fails fast with the panel
-validation's message, before a cell runs), executes ``judgerisk/report/templates/panel_report.md``
+validation's message, before a cell runs), scores it (in a forked process on a machine with
+two cores, while this one imports what the notebook needs: :func:`_scored_aside`), executes
+``judgerisk/report/templates/panel_report.md``
 (a jupytext MyST notebook shipped in the package) on it, papermill injecting the parameters and
 IPython's in-process kernel running the cells (no Jupyter kernel to start: about a fifth of a
 2,000-item report's time; :func:`run_notebook`), and writes one HTML file with every table inline and
@@ -18,10 +20,17 @@ The notebook-to-HTML step is nbconvert's ``HTMLExporter`` (the ``book`` extra).
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
+import os
+import pickle
+import signal
+import sys
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -39,6 +48,7 @@ from judgerisk.panel import (
     warn_ties_and_orientation,
 )
 from judgerisk.provenance import command_text
+from judgerisk.report._in_process import collector_spared
 
 __all__ = [
     "REPORT_NOTEBOOK",
@@ -157,20 +167,26 @@ def notebook_to_html(nb: Any, title: str = "judgerisk panel report") -> str:
     str
         The HTML page.
     """
+    body, _ = _html_exporter().from_notebook_node(nb)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n"
+        f"<body>\n{body}\n</body></html>\n"
+    )
+
+
+@functools.cache
+def _html_exporter() -> Any:
+    """nbconvert's exporter of :func:`notebook_to_html`, made once per process (its jinja
+    templates are compiled at its first page: a tenth of a second)."""
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(
+    return HTMLExporter(
         template_name="basic",
         embed_images=True,
         exclude_input=True,
         exclude_input_prompt=True,
         exclude_output_prompt=True,
-    )
-    body, _ = exporter.from_notebook_node(nb)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>\n"
-        f"<body>\n{body}\n</body></html>\n"
     )
 
 
@@ -297,6 +313,7 @@ def embedded_scores(html_path: str | Path) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(embedded_csv(html_path)), dtype={"gold": str})
 
 
+@collector_spared()  # a report imports a million objects: each walked about once
 def render_report(
     panel_path: str | Path,
     output: str | Path,
@@ -391,26 +408,32 @@ def render_report(
         record = make_record(command, recorded, {"panel": (panel_path, len(panel))}, started)
     elif record.get("inputs", {}).get("panel", {}).get("rows", 0) is None:
         record["inputs"]["panel"]["rows"] = len(panel)  # the command line's: read once, here
-    scores = _score_before_kernel(panel, params, progress, announce)
-    one_judge = scores.attrs["one_judge"]
+    one_judge, checked = _check_before_scoring(panel, params, announce)
     nb = jupytext.read(report_notebook_path(one_judge))
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3",
         "language": "python",
     }
+    n_items = int(panel["item"].nunique())
     # a private folder beside the output (never the system temp folder): a killed run's is
     # swept by the next write there (judgerisk._util.safe_write.private_folder)
     with private_folder(output.parent) as tmp:
         scores_csv = Path(tmp) / "scores.csv"
         scores_pq = Path(tmp) / "scores.parquet"
-        scores.to_parquet(scores_pq)
-        scores.reset_index().to_csv(scores_csv, index=False)
-        n_items, attrs = int(panel["item"].nunique()), dict(scores.attrs)
-        # the kernel reads the panel and the scores from their files: this process holds
-        # neither while it runs (a crowd's report needs the memory of one copy, not two)
-        del panel, scores
-        _release_memory()
+        # on two cores the child also runs the notebook's longest step, the certification
+        # check (0.45 s of a 2,000-item report), while this process imports
+        certified = None if one_judge else Path(tmp) / "certified.parquet"
+        score = functools.partial(_score_to_files, panel, params, progress, scores_pq, scores_csv)
+        with _scored_aside(score, certified) as scored:
+            # the kernel reads the panel and the scores from their files: this process holds
+            # neither while it runs (a crowd's report needs the memory of one copy, not two)
+            del panel, score
+            _release_memory()
+            if scored.aside:  # meanwhile, on another core: what the notebook will import
+                _warm_up(nb)
+            attrs = scored.result()
+        attrs["warnings"] = sorted(set(checked) | set(attrs["warnings"]))
         shown = shown_record if shown_record is not None else record
         reproduce = {k: v for k, v in shown.items() if k != "_t0"}
         reproduce["command_text"] = command_text(shown)
@@ -420,6 +443,7 @@ def render_report(
             **{k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
             "scores_path": str(scores_pq),
             "warnings_text": attrs.get("warnings", []),
+            **{k: attrs[k] for k in ("certified_path", "certified_warnings") if k in attrs},
             "provenance": reproduce,
         }
         # only the names the template declares (the one-judge report has no LMM settings, no
@@ -453,7 +477,10 @@ def _release_memory() -> None:
     import ctypes.util
     import gc
 
-    gc.collect()
+    from judgerisk.report._in_process import settle
+
+    if not settle():  # in render_report's collector_spared block: walks only what came since
+        gc.collect()
     try:
         import pyarrow
 
@@ -492,14 +519,13 @@ def _publish(
         atomic_write(notebook, _notebook, exclusive=exclusive)
 
 
-def _score_before_kernel(
-    panel, params: dict, progress: bool, announce: Callable[[str], object] | None = None
-):
-    """The report's table (:func:`report_table`), computed here so that bad input fails early.
+def _check_before_scoring(
+    panel: pd.DataFrame, params: dict, announce: Callable[[str], object] | None = None
+) -> tuple[bool, list[str]]:
+    """Check a panel for its report (so that bad input fails early) and announce the scoring.
 
-    The notebook then reads it (``scores_path``) instead of scoring again. Warnings of the
-    scoring (thin items, dropped signals, ties, a judge that looks unflipped) are shown in the
-    report's warnings cell.
+    Returns whether the panel is one judge in both orders, and the warnings of the checks (ties,
+    a judge that looks unflipped), shown in the report's warnings cell with the scoring's.
     """
     import warnings
 
@@ -524,12 +550,186 @@ def _score_before_kernel(
                 f"scoring {panel['item'].nunique()} items with {how}, then running the report "
                 "notebook"
             )
-        if announce is not None:
-            announce(doing)
+    if announce is not None:
+        announce(doing)
+    return one, _user_warnings(caught)
+
+
+def _user_warnings(caught: list) -> list[str]:
+    return sorted({str(w.message) for w in caught if w.category is UserWarning})
+
+
+def _score_to_files(
+    panel: pd.DataFrame,
+    params: dict,
+    progress: bool,
+    parquet: Path,
+    csv: Path,
+    certified: Path | None = None,
+) -> dict[str, Any]:
+    """The report's table (:func:`report_table`) written where the notebook reads it
+    (``scores_path``, so it does not score again) and as the page's csv download.
+
+    Returns its ``seeds`` and its ``warnings`` (thin items, dropped signals: the report's
+    warnings cell shows them). With ``certified`` and gold labels, also the notebook's check of
+    the certified decisions (:func:`_certification_to_file`)."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         scores = report_table(panel, params, progress)
-    scores.attrs["warnings"] = sorted({str(w.message) for w in caught if w.category is UserWarning})
-    scores.attrs["one_judge"] = one
-    return scores
+    scores.to_parquet(parquet)
+    scores.reset_index().to_csv(csv, index=False)
+    done = {"seeds": scores.attrs.get("seeds"), "warnings": _user_warnings(caught)}
+    if certified is not None and "gold" in panel.columns:
+        del scores  # the notebook's scores are the file's
+        done.update(_certification_to_file(panel, params, pd.read_parquet(parquet), certified))
+    return done
+
+
+def _certification_to_file(
+    panel: pd.DataFrame, params: dict, scores: pd.DataFrame, path: Path
+) -> dict[str, Any]:
+    """The panel report's check of its certified decisions
+    (:func:`judgerisk.report.content.certification_check`, the arguments its notebook passes)
+    written to ``path``, and the notebook parameters that make its cell read it
+    (``certified_path``) and show the warnings it raised (``certified_warnings``).
+
+    On an error nothing is returned: the notebook's cell runs the check and reports it.
+    """
+    import warnings
+
+    from judgerisk.report.content import certification_check, recorded_warnings
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            table = certification_check(
+                panel,
+                scores,
+                params["alpha"],
+                params["n_splits"],
+                params["aggregators"],
+                params["certified_scores"],
+            )
+        table.to_parquet(path)
+    except Exception:  # noqa: BLE001 - the cell raises it again, with its number
+        return {}
+    return {"certified_path": str(path), "certified_warnings": recorded_warnings(caught)}
+
+
+def _scoring_aside_possible() -> bool:
+    """Whether the scoring may run in a forked process beside this one: on Linux (a fork is
+    safe there once no other Python thread runs), with a second core to run on."""
+    import threading
+
+    return (
+        sys.platform.startswith("linux")
+        and threading.active_count() == 1
+        and len(os.sched_getaffinity(0)) > 1
+    )
+
+
+class _Scoring:
+    """The scoring of :func:`_scored_aside`: ``aside`` when it runs in a child process."""
+
+    def __init__(self, done: dict[str, Any] | None = None, pid: int = 0, pipe: int = -1) -> None:
+        self.done, self.pid, self.pipe = done or {}, pid, pipe
+        self.aside = pid > 0
+
+    def result(self) -> dict[str, Any]:
+        """What :func:`_score_to_files` returned (waits for the child); its error re-raised."""
+        if not self.aside:
+            return self.done
+        pipe, self.pipe = self.pipe, -1
+        with os.fdopen(pipe, "rb") as fh:  # the child closes its end when it ends
+            data = fh.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if not data:
+            raise RuntimeError(f"the report's scoring process ended without a result ({status})")
+        ok, value, where = pickle.loads(data)
+        if ok:
+            return value
+        value.add_note(f"raised in the report's scoring process:\n{where}")
+        raise value
+
+    def cancel(self) -> None:
+        """End the child if it still runs (this process failed or was interrupted first)."""
+        if self.pid > 0:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.pipe >= 0:
+            os.close(self.pipe)
+            self.pipe = -1
+
+
+@contextmanager
+def _scored_aside(
+    score: Callable[..., dict[str, Any]], certified: Path | None = None
+) -> Iterator[_Scoring]:
+    """Run ``score()`` (:func:`_score_to_files` on the panel) in a forked process when
+    :func:`_scoring_aside_possible`, else here before the block runs.
+
+    The notebook cannot start before its scores are written, but what it imports (0.8 s of a
+    2,000-item report on one core: matplotlib, scipy.stats, seaborn, IPython, nbconvert) does
+    not depend on them: on two cores the block imports it while the child scores (0.6 s) and,
+    with ``certified``, runs the notebook's certification check into that file (0.45 s), which
+    the notebook then reads. The child computes exactly what this process would (the same code
+    on a copy of the same memory, on one BLAS thread: :func:`report_table`); an error it raises
+    is raised here, from :meth:`_Scoring.result`. Leaving the block early kills the child.
+    """
+    if not _scoring_aside_possible():  # the notebook checks the certification itself
+        done = score()
+        del score  # the block's caller lets go of the panel: so does this frame
+        yield _Scoring(done=done)
+        return
+    read, write = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: score, send the outcome, end without this process's exit work
+        try:
+            os.close(read)
+            try:
+                outcome: tuple = (True, score(certified), "")
+            except BaseException as exc:  # noqa: BLE001 - every outcome goes to the parent
+                outcome = (False, _picklable(exc), traceback.format_exc())
+            with os.fdopen(write, "wb") as fh:
+                fh.write(pickle.dumps(outcome))
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(0)
+    os.close(write)
+    del score  # the child has its copy of the panel
+    scoring = _Scoring(pid=pid, pipe=read)
+    try:
+        yield scoring
+    finally:
+        scoring.cancel()
+
+
+def _picklable(exc: BaseException) -> BaseException:
+    """``exc`` when it survives pickling, else a :class:`RuntimeError` with its type and text."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - any failure to pickle or rebuild it
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+def _warm_up(nb: Any) -> None:
+    """Import what running ``nb`` in this process will import
+    (:func:`judgerisk.report._in_process.warm_up`) and make the page's exporter, its templates
+    compiled."""
+    import nbformat
+
+    from judgerisk.report._in_process import warm_up
+
+    warm_up(nb)
+    notebook_to_html(nbformat.v4.new_notebook())
 
 
 #: The report's parameters and their defaults (:class:`judgerisk.options.ReportSettings`).

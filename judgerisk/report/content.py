@@ -44,6 +44,9 @@ __all__ = [
     "show_warnings_as_notes",
     "warnings_as_notes",
     "certify_unlabelled",
+    "certification_check",
+    "recorded_warnings",
+    "replay_warnings",
     "certified_text",
     "certified_verdicts_html",
     "auroc_standard_error",
@@ -230,6 +233,65 @@ def certify_unlabelled(
         warnings.simplefilter("always")
         decisions = select_items(scores, calibration, alpha=alpha, score=score, verdict=verdict)
     return decisions, [note_text(w.message) for w in caught]
+
+
+def certification_check(
+    panel: pd.DataFrame,
+    scores: pd.DataFrame,
+    alpha: float,
+    n_splits: int,
+    aggregators: Iterable[str] | None = None,
+    certified_scores: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """The report's check of its certified decisions on the labelled items, one row per split.
+
+    :func:`judgerisk.engine.certified.certify_panel` at every α of
+    :data:`judgerisk.selective.protocol.ALPHAS` and ``alpha``, over ``n_splits`` random
+    calibration/test halves of the labelled items, for the certified verdict (the first of the
+    reported ``aggregators``) and the certified risk scores that ``scores`` holds
+    (``certified_scores``; ``None``: :data:`judgerisk.risk.registry.CERTIFIED`). The mean
+    test FDP over the splits is at most α on exchangeable items (SCOPE, §2.3; the book's
+    chapter "Certified panel decisions").
+    """
+    from judgerisk.aggregators.base import reported_aggregators
+    from judgerisk.engine.certified import certify_panel
+    from judgerisk.risk.registry import CERTIFIED
+    from judgerisk.selective.protocol import ALPHAS
+
+    verdict = reported_aggregators(None if aggregators is None else list(aggregators))[0]
+    wanted = CERTIFIED if certified_scores is None else tuple(certified_scores)
+    return certify_panel(
+        panel,
+        alphas=sorted(set(ALPHAS) | {float(alpha)}),
+        n_splits=n_splits,
+        scores=scores,
+        verdict=verdict,
+        panel_scores=[c for c in wanted if c in scores.columns],
+    )
+
+
+def recorded_warnings(caught: Iterable[warnings.WarningMessage]) -> list[list[str]]:
+    """Recorded warnings as ``[module, category, message]`` lists (a notebook parameter)."""
+    return [[w.category.__module__, w.category.__qualname__, str(w.message)] for w in caught]
+
+
+def replay_warnings(recorded: Iterable[Iterable[str]]) -> None:
+    """Warn here, in order, the warnings :func:`recorded_warnings` recorded elsewhere.
+
+    They pass this process's filters and its ``showwarning`` as if raised here: in a report
+    (:func:`show_warnings_as_notes`), each distinct message is shown once as a note. A category
+    that cannot be found again is warned as a :class:`UserWarning`.
+    """
+    import importlib
+
+    for module, name, message in recorded:
+        try:
+            category = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            category = UserWarning
+        if not (isinstance(category, type) and issubclass(category, Warning)):
+            category = UserWarning
+        warnings.warn(message, category, stacklevel=2)
 
 
 def certified_text(
