@@ -28,6 +28,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgerisk._provenance import command_text
 from judgerisk._util.determinism import one_blas_thread
 from judgerisk._util.safe_write import atomic_write, atomic_write_group, private_folder
 from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings
@@ -38,7 +39,6 @@ from judgerisk.panel import (
     refuse_unscorable,
     warn_ties_and_orientation,
 )
-from judgerisk.provenance import command_text
 
 __all__ = [
     "REPORT_NOTEBOOK",
@@ -352,13 +352,13 @@ def render_report(
     -------
     pathlib.Path
         The HTML file. It embeds the score table (csv download link) and the provenance
-        record (:mod:`judgerisk.provenance`), which ``judgerisk verify`` reads.
+        record (:mod:`judgerisk._provenance`), which ``judgerisk verify`` reads.
     """
     import warnings
 
     import jupytext
 
-    from judgerisk.provenance import (
+    from judgerisk._provenance import (
         check_output_path,
         finish_record,
         html_record_tag,
