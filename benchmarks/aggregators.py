@@ -17,8 +17,8 @@ import warnings
 
 import numpy as np
 
+from judgerisk.aggregators._care import CARE
 from judgerisk.aggregators.aggregate import GLAD, MACE, majority_vote
-from judgerisk.aggregators.care import CARE
 from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.panel import to_wide, verdicts
 from judgerisk.simulate import simulate_panel

@@ -3,7 +3,7 @@
 Prints wall time, cost per item and the ratio to the old path measured in the same run:
 
 1. 20,000 items x 5 judges x 6 conditions, ``score_panel`` with the default repetitions
-   (``judgerisk.splits.DEFAULT_REPEATS``, 5 folds each) against the old path: the paper's
+   (``judgerisk._splits.DEFAULT_REPEATS``, 5 folds each) against the old path: the paper's
    random 50/30/20 splits, topped up from 5 seeds until every item was scored (what
    ``judgerisk score --n-seeds 5`` ran before: the seeds are counted here the way the top-up
    counted them).
@@ -28,11 +28,11 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from judgerisk._splits import DEFAULT_REPEATS, split_items
 from judgerisk.engine.certified import score_panel
-from judgerisk.risk import lmm_solver
+from judgerisk.risk import _lmm_solver as lmm_solver
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.simulate import simulate_panel
-from judgerisk.splits import DEFAULT_REPEATS, split_items
 
 
 def old_topup_seeds(items, n_seeds: int = 5) -> int:

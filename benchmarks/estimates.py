@@ -1,4 +1,4 @@
-"""The estimators' full simulation study (judgerisk.estimate.simulation), with its numbers.
+"""The estimators' full simulation study (judgerisk.estimate._simulation), with its numbers.
 
 Prints, for random and SCUR-driven labelling at several labelled-slice sizes, each interval's
 coverage of the known truth, its mean width, its width relative to plain PPI++ and to the
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from judgerisk.estimate.simulation import (
+from judgerisk.estimate._simulation import (
     exchangeability_study,
     interval_study,
     summarize_intervals,

@@ -81,7 +81,7 @@ def bench(size, n_items, batch_size, device, dtype, repeat, tmp, generate=True):
     import torch
 
     from judgerisk.extract import extract_logprobs, left_pad, prepare_prompts
-    from judgerisk.extract.forward import prepare_model, resolve_device
+    from judgerisk.extract._forward import prepare_model, resolve_device
 
     real = size == "smollm2"
     if real:

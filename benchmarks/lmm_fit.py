@@ -25,8 +25,8 @@ from scipy.optimize import minimize
 from sklearn.exceptions import ConvergenceWarning
 
 from judgerisk.panel import encode_panel, validate_panel
+from judgerisk.risk._lmm_solver import A_BOUNDS
 from judgerisk.risk.lmm import LatentMeasurementModel
-from judgerisk.risk.lmm_solver import A_BOUNDS
 from judgerisk.simulate import simulate_panel
 from judgerisk.validation import DEFAULT_ACCELERATE
 

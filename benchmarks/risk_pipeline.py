@@ -26,13 +26,13 @@ from collections import defaultdict
 
 import numpy as np
 
+from judgerisk._splits import split_items
 from judgerisk.engine.analysis import METHODS, SUBSETS, evaluate_risk, risk_context
 from judgerisk.risk.lmm import LatentMeasurementModel
 from judgerisk.risk.metrics import auroc_table, matched_vote_auroc
 from judgerisk.risk.registry import BASELINES, risk_score_table
 from judgerisk.risk.scur import scur_scores
 from judgerisk.simulate import simulate_panel
-from judgerisk.splits import split_items
 
 TARGET_S = 30.0
 

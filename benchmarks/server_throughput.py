@@ -34,7 +34,7 @@ def _items(n):
 
 
 def _timed(judge, items, conditions):
-    from judgerisk.extract.extract import run_judge
+    from judgerisk.extract._extract import run_judge
 
     t0 = time.perf_counter()
     with warnings.catch_warnings():
@@ -54,10 +54,10 @@ def main(argv=None) -> dict:
 
     import torch
 
+    from judgerisk._book.diagnostics import extraction_agreement
+    from judgerisk._book.local_server import LocalServer
+    from judgerisk.extract._judges import SMOLLM2, bundled_gguf
     from judgerisk.extract.backends import load_tokenizer, open_judge
-    from judgerisk.extract.diagnostics import extraction_agreement
-    from judgerisk.extract.judges import SMOLLM2, bundled_gguf
-    from judgerisk.extract.local_server import LocalServer
     from judgerisk.extract.remote import OpenAIJudge
     from judgerisk.panel import CONDITIONS
 

@@ -124,7 +124,7 @@ class InputError(ValueError):
 
     A table that breaks the data contract or an unreadable file
     (:class:`judgerisk.panel.PanelError`), an output path that cannot be written
-    (:class:`judgerisk.provenance.OutputPathError`) or a bad option value
+    (:class:`judgerisk._provenance.OutputPathError`) or a bad option value
     (:class:`OptionError`). The message names the file, row, column or option and the value; the
     command line prints it as one line and exits with code 2.
     """
@@ -295,7 +295,7 @@ class ScoreSettings(_Settings):
         First split's seed.
     aggregators : tuple of str or None, default None
         Aggregators whose verdicts and posteriors are added to the score table; ``None`` is
-        :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote, Dawid–Skene,
+        :data:`judgerisk.aggregators._base.REPORTED_AGGREGATORS` (majority vote, Dawid–Skene,
         then every aggregator registered beyond the built-ins).
     protocol : str, default :data:`DEFAULT_PROTOCOL`
         Way of drawing the cross-fitting splits (:data:`PROTOCOLS`).

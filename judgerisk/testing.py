@@ -232,7 +232,7 @@ def short_template() -> dict:
     dict
         A template record, usable wherever a template is accepted.
     """
-    from judgerisk.extract.prompts import load_template
+    from judgerisk.extract._prompts import load_template
     from judgerisk.options import DEFAULT_TEMPLATE
 
     record = dict(load_template(DEFAULT_TEMPLATE).record)

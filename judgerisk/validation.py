@@ -23,7 +23,7 @@ from judgerisk.options import (
     check_accelerate,
     check_alpha,
 )
-from judgerisk.panel.cell_table import CellTable
+from judgerisk.panel._cell_table import CellTable
 
 __all__ = [
     "ACCELERATIONS",
@@ -337,7 +337,7 @@ def check_probs(probs: pd.DataFrame, name: str = "probs") -> np.ndarray:
 
 
 def _check_cell_values(table: CellTable, name: str, ok, what: str, empty_ok: bool = False) -> None:
-    """Refuse a :class:`~judgerisk.panel.cell_table.CellTable` with bad cells or an item with no cell."""
+    """Refuse a :class:`~judgerisk.panel._cell_table.CellTable` with bad cells or an item with no cell."""
     bad = ~ok(table.values)
     if bad.any():
         at = np.flatnonzero(bad)[:10]
@@ -354,7 +354,7 @@ def _check_cell_values(table: CellTable, name: str, ok, what: str, empty_ok: boo
 def align_judges(table: Any, judges: pd.Index, name: str = "votes") -> Any:
     """Reorder ``table``'s judge columns to the fitted ``judges`` (absent judges become NaN).
 
-    A :class:`~judgerisk.panel.cell_table.CellTable` is aligned by its cells (nothing is filled in).
+    A :class:`~judgerisk.panel._cell_table.CellTable` is aligned by its cells (nothing is filled in).
 
     Raises
     ------

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judgerisk._book.recipes import recipe_parser, start_recipe
 from judgerisk.datasets.shipped import write_shipped
-from judgerisk.datasets.shipped.recipes import recipe_parser, start_recipe
-from judgerisk.extract.judges import SMOLLM2
+from judgerisk.extract import SMOLLM2
 
 TEMPLATE = "pairwise_v2"
 

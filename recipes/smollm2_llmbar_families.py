@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judgerisk._book.recipes import recipe_parser, start_recipe
 from judgerisk.datasets.shipped import SMOLLM2_LLMBAR_FAMILIES, write_shipped
-from judgerisk.datasets.shipped.recipes import recipe_parser, start_recipe
-from judgerisk.extract.judges import SMOLLM2
+from judgerisk.extract import SMOLLM2
 
 TEMPLATE = "pairwise_v2"
 #: Label variants in both orders (position bias under other labels), one layout, both paddings.
@@ -50,10 +50,9 @@ def _reuse_original(work: Path, items, tokenizer) -> int:
     import numpy as np
     import pandas as pd
 
+    from judgerisk._book.shared import next_sequence, prompt_sha256, rendered_prompts, write_part
     from judgerisk.datasets.shipped import load_smollm2_llmbar
-    from judgerisk.extract.extract import prompt_sha256
-    from judgerisk.extract.parts import next_sequence, read_parts, write_part
-    from judgerisk.extract.prompts import render_chats, rendered_prompts
+    from judgerisk.extract import read_parts, render_chats
 
     done = read_parts(work)
     if len(done) and (done["condition"] == "original").any():
@@ -90,8 +89,7 @@ def main(argv=None) -> int:
 
     import pandas as pd
 
-    from judgerisk.extract import extract_logprobs
-    from judgerisk.extract.parts import read_parts
+    from judgerisk.extract import extract_logprobs, read_parts
 
     run = start_recipe(args, SMOLLM2)
     _reuse_original(run.work, run.items, run.tokenizer)

@@ -54,9 +54,9 @@ def registered() -> Iterator[Callable[[str, str], None]]:
     ``kind`` is ``"aggregator"``, ``"risk_score"`` or ``"dataset"``; registries are
     process-wide, so a toy must not leak into the other tests of the same worker.
     """
+    from judgerisk._plots import style
     from judgerisk.aggregators import unregister_aggregator
     from judgerisk.datasets import unregister_dataset
-    from judgerisk.plots import style
     from judgerisk.risk.registry import unregister_risk_score
 
     remove = {

@@ -11,6 +11,8 @@ from judgerisk._book.figures.risk import (
     plot_matched_group_auroc,
     plot_vote_patterns,
 )
+from judgerisk._plots.style import label
+from judgerisk._splits import split_items
 from judgerisk.engine.analysis import (
     METHODS,
     SUBSETS,
@@ -20,10 +22,8 @@ from judgerisk.engine.analysis import (
     summarize_risk,
 )
 from judgerisk.panel import PanelError, gold_labels, verdicts
-from judgerisk.plots.style import label
 from judgerisk.risk.metrics import high_consensus, matched_vote_groups
 from judgerisk.simulate import simulate_panel
-from judgerisk.splits import split_items
 
 BASELINES_ONLY = ("pe", "ve", "msp", "ds_entropy")
 

@@ -74,6 +74,7 @@ def test_a_backend_declares_its_options_and_extract_builds_them(tmp_path, capsys
     """``judgerisk extract --backend NAME`` offers NAME's own options, and passes only those."""
     import json
 
+    from judgerisk._provenance import read_record
     from judgerisk.cli import EXIT_OK, EXIT_USAGE, main
     from judgerisk.extract.backends import (
         BackendOption,
@@ -82,7 +83,6 @@ def test_a_backend_declares_its_options_and_extract_builds_them(tmp_path, capsys
         register_backend,
         unregister_backend,
     )
-    from judgerisk.provenance import read_record
     from judgerisk.testing import short_template, tiny_items, tiny_judge
 
     seen = {}

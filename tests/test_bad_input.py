@@ -21,11 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judgerisk._provenance import OutputPathError, check_output_path
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, build_parser, main
 from judgerisk.engine.certified import certify_panel, score_panel
 from judgerisk.options import OptionError
 from judgerisk.panel import PanelError, load_panel, read_table, validate_panel
-from judgerisk.provenance import OutputPathError, check_output_path
 from judgerisk.risk.explain import riskiest
 from judgerisk.risk.scur import scur_scores
 from judgerisk.simulate import simulate_panel

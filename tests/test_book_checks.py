@@ -93,7 +93,7 @@ def test_a_warning_a_chapter_expects_becomes_a_note_admonition(monkeypatch):
 
     import IPython.display
 
-    from judgerisk.report.content import note_html, warnings_as_notes
+    from judgerisk.report._content import note_html, warnings_as_notes
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj.data))

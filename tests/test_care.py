@@ -5,8 +5,8 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
+from judgerisk.aggregators._care import CARE, robust_pca
 from judgerisk.aggregators.aggregate import aggregate
-from judgerisk.aggregators.care import CARE, robust_pca
 
 
 def confounded_probs(n=2000, seed=0):

@@ -166,7 +166,7 @@ def test_certified_validity_llmbar_1000_splits():
 
 
 def test_validity_cells_are_one_readable_cell_per_alpha(sim, sim_scores):
-    from judgerisk.plots.certified import validity_cells
+    from judgerisk._plots.certified import validity_cells
 
     table = certify_panel(sim, scores=sim_scores, n_splits=50, split_seed=0)
     cells = validity_cells(summarize_certified(table))

@@ -125,7 +125,7 @@ def test_an_empty_aggregators_list_is_a_usage_error(tmp_path, capsys, command):
 
 
 def test_verbosity_variants_stop_where_the_sentences_do():
-    from judgerisk.families.builtin import MAX_VERBOSITY, NEUTRAL_SENTENCES
+    from judgerisk.families._builtin import MAX_VERBOSITY, NEUTRAL_SENTENCES
 
     assert MAX_VERBOSITY == 2 * len(NEUTRAL_SENTENCES)
     last = f"verbosity{MAX_VERBOSITY}"
@@ -175,7 +175,7 @@ def test_a_number_beyond_a_float_is_one_line_and_exit_2(tmp_path, capsys):
     ],
 )
 def test_errors_no_command_names_become_one_line(monkeypatch, capsys, exc, code, said):
-    from judgerisk.cli import score
+    from judgerisk.cli import _score as score
 
     def fail(self, args):
         raise exc

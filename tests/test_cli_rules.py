@@ -315,8 +315,8 @@ _RECORDED = {
 
 def test_every_command_writes_one_record_shape(folder, capsys):
     """Same fields; parameters = the command and every option of its command line, nothing else."""
+    from judgerisk._provenance import read_record
     from judgerisk.cli.common import command_options
-    from judgerisk.provenance import read_record
 
     shapes = set()
     for name, argv in _RECORDED.items():
@@ -344,8 +344,8 @@ def test_every_command_writes_one_record_shape(folder, capsys):
 )  # fmt: skip
 def test_report_and_run_records_come_from_the_one_helper(folder, monkeypatch, argv, target):
     """``report`` and ``run`` hand their builders the record ``command_record`` made."""
+    from judgerisk._provenance import make_record
     from judgerisk.cli.common import command_options
-    from judgerisk.provenance import make_record
 
     seen = {}
 
@@ -391,7 +391,7 @@ def test_verify_holds_no_default_of_any_command():
 
 def test_a_record_without_a_setting_recomputes_with_the_settings_default(folder, capsys):
     """A parameter missing from a record takes its command's settings default (ScoreSettings)."""
-    from judgerisk.provenance import sidecar_path
+    from judgerisk._provenance import sidecar_path
 
     assert main(["score", "panel.csv", "--n-seeds", "1", "-o", "s.csv"]) == EXIT_OK
     side = sidecar_path(Path("s.csv"))

@@ -3,7 +3,7 @@
 ``judgerisk score``, ``import``, ``select``, ``bpe``, ``estimate``, ``extract`` and ``verify`` each run, end to
 end on a small input, under ``python -X importtime``; the modules it lists must include none of
 the book's own code (``judgerisk._book``: the studies, the chapters' figures) and no plotting
-module (``judgerisk.plots``, matplotlib, seaborn). The engine they need lives in
+module (``judgerisk._plots``, matplotlib, seaborn). The engine they need lives in
 :mod:`judgerisk.engine`.
 """
 
@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FORBIDDEN = ("judgerisk._book", "judgerisk.plots", "matplotlib", "seaborn")
+FORBIDDEN = ("judgerisk._book", "judgerisk._plots", "matplotlib", "seaborn")
 #: ``extract`` runs a tiny transformers judge: without torch (Python 3.12/3.13 in CI install no
 #: ``extract`` extra) that one command is skipped, saying why; the others still run.
 HAS_TORCH = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk._splits import split_items
 from judgerisk.aggregators import AGGREGATORS, aggregate, get_aggregator, make_aggregator
 from judgerisk.families import FAMILIES
 from judgerisk.panel import ORIGINAL, to_wide, verdicts
@@ -22,7 +23,6 @@ from judgerisk.risk.registry import (
 )
 from judgerisk.risk.scur import scur_scores
 from judgerisk.simulate import simulate_panel
-from judgerisk.splits import split_items
 
 FAST_SCUR = {"lmm_params": {"max_iter": 60, "n_restarts": 1}}
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from judgerisk.cli.app import build_parser
+from judgerisk._splits import cross_fit_splits, fold_labels
+from judgerisk.cli._app import build_parser
 from judgerisk.engine.certified import score_panel
 from judgerisk.options import (
     COUNT_MINIMA,
@@ -16,7 +17,6 @@ from judgerisk.options import (
     check_count,
 )
 from judgerisk.simulate import simulate_panel
-from judgerisk.splits import cross_fit_splits, fold_labels
 
 BAD = [2, 0, -1, 2.5, 3.0, True, "3", None]
 

@@ -12,9 +12,9 @@ import pytest
 
 from judgerisk._book.studies.convergence import margin_curve, settled_at
 from judgerisk._book.studies.presets import PAPER, decide, preset_options
+from judgerisk._splits import cross_fit_splits, fold_labels
 from judgerisk.engine.certified import score_panel
 from judgerisk.simulate import simulate_panel
-from judgerisk.splits import cross_fit_splits, fold_labels
 
 
 def test_folds_partition_and_each_item_is_evaluated_once_per_repetition():

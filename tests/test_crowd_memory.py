@@ -4,7 +4,7 @@ A crowd (thousands of judges, a few labels per item) fills a tiny share of its i
 tables. ``score`` and ``report`` built them densely (the baselines, the aggregators, the
 consensus and accuracy summaries, the S signal's item x judge x condition cube and the LMM's
 leave-one-judge-out sums), so 8,000 items took 3.11 GB. These tests check that the sparse path
-(:class:`judgerisk.panel.cell_table.CellTable`) gives the dense path's numbers on a crowd, that a dense
+(:class:`judgerisk.panel._cell_table.CellTable`) gives the dense path's numbers on a crowd, that a dense
 panel keeps its dense tables, that no step allocates anything near a dense table, and that the
 orientation check says one thing for a crowd instead of a line per judge.
 ``benchmarks/crowd_memory.py`` measures the memory per observed cell against a dense panel.
@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk._orientation import NAMED_JUDGES, check_orientation
 from judgerisk.aggregators import AGGREGATORS, aggregate
 from judgerisk.engine.certified import certify_panel, judge_bpe, score_panel, summarize_certified
 from judgerisk.engine.describe import consensus, judge_accuracy, panel_overview
-from judgerisk.orientation import NAMED_JUDGES, check_orientation
-from judgerisk.panel import cell_table, to_wide, validate_panel, wide_table
+from judgerisk.panel import _cell_table as cell_table
+from judgerisk.panel import to_wide, validate_panel, wide_table
 from judgerisk.risk.baselines import baseline_scores
 from judgerisk.risk.registry import BASELINES, get_risk_score
 from judgerisk.risk.signals import signal_s
@@ -235,14 +236,14 @@ def _dense_rules() -> list[str]:
     """The registered methods ``score`` runs on a crowd that read its dense items x judges
     table (a plug-in aggregator without ``supports_cells``, a baseline without ``cells``):
     the bound holds for the rules that read the cells, which the built-ins all do."""
-    from judgerisk.aggregators.base import REPORTED_AGGREGATORS, get_aggregator
+    from judgerisk.aggregators._base import REPORTED_AGGREGATORS, get_aggregator
 
     dense = [a for a in REPORTED_AGGREGATORS if not get_aggregator(a).supports_cells]
     return dense + [b for b in BASELINES if not get_risk_score(b).cells]
 
 
 def test_the_built_in_rules_read_the_cells():
-    from judgerisk.aggregators.base import REPORTED_AGGREGATORS
+    from judgerisk.aggregators._base import REPORTED_AGGREGATORS
 
     builtin = [a for a in ("majority", "dawid_skene") if a in REPORTED_AGGREGATORS]
     assert builtin and not set(builtin) & set(_dense_rules())

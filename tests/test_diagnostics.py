@@ -6,15 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.extract.diagnostics import (
+from judgerisk._book.diagnostics import (
     accuracy_by_group,
     always_first,
     first_position_rate,
     order_pairs,
     verdict_mass_by_condition,
 )
+from judgerisk._book.judges import judge_conflict
 from judgerisk.panel import CONDITIONS
-from judgerisk.risk.judges import judge_conflict
 
 
 def _panel(n=8, seed=0):

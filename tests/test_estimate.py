@@ -153,7 +153,7 @@ def labelled_panel():
 
 
 def test_estimate_panel_table(labelled_panel):
-    from judgerisk.aggregators.base import aggregator_name, reported_aggregators
+    from judgerisk.aggregators._base import aggregator_name, reported_aggregators
     from judgerisk.engine.estimates import COLUMNS, METHODS, estimate_panel
 
     out = estimate_panel(labelled_panel)
@@ -196,7 +196,7 @@ def test_plan_and_weighted_estimate(labelled_panel):
 
 def test_certificate_check_html_says_when_it_does_not_apply():
     from judgerisk.estimate import check_certificate
-    from judgerisk.report.estimates import certificate_check_html
+    from judgerisk.report._estimates import certificate_check_html
 
     s = np.random.default_rng(6).random(200)
     errors = np.zeros(200)

@@ -1,4 +1,4 @@
-"""Simulation study of the estimators with a known truth (judgerisk.estimate.simulation).
+"""Simulation study of the estimators with a known truth (judgerisk.estimate._simulation).
 
 500 repetitions each (about 30 s in all): every interval's coverage lies within a binomial
 band of its level, for random and for SCUR-driven labelling; PPI++ is never wider on average
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judgerisk.estimate.simulation import (
+from judgerisk.estimate._simulation import (
     exchangeability_study,
     interval_study,
     summarize_intervals,

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from judgerisk._book import runbook
-from judgerisk.datasets.examples import my_judge_table, write_my_judge
+from judgerisk._book.examples import my_judge_table, write_my_judge
 from judgerisk.selective.data import load_single_judge
 from judgerisk.selective.protocol import VALID_SE, within_guarantee
 
@@ -33,7 +33,7 @@ def test_write_my_judge_never_overwrites(tmp_path):
 
 def test_write_my_judge_keeps_a_file_that_appears_meanwhile(tmp_path, monkeypatch):
     """Through the one safe writer: onto a free name only, so a racing file survives."""
-    import judgerisk.datasets.examples as examples
+    import judgerisk._book.examples as examples
 
     target = tmp_path / "my_judge.csv"
 

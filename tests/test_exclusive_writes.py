@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from judgerisk._provenance import sidecar_path, write_table_with_record
 from judgerisk._util.safe_write import (
     TMP_PREFIX,
     OutputExistsError,
@@ -25,7 +26,6 @@ from judgerisk._util.safe_write import (
     atomic_write_group,
     private_folder,
 )
-from judgerisk.provenance import sidecar_path, write_table_with_record
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -26,7 +26,7 @@ from judgerisk.extract import (  # noqa: E402
     self_consistency,
     verbalized_confidence,
 )
-from judgerisk.extract.forward import iter_batches, resolve_dtype  # noqa: E402
+from judgerisk.extract._forward import iter_batches, resolve_dtype  # noqa: E402
 from judgerisk.panel import CONDITIONS, validate_panel  # noqa: E402
 from judgerisk.testing import short_template, tiny_items, tiny_judge  # noqa: E402
 

@@ -20,11 +20,11 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 torch.set_num_threads(1)
 
+from judgerisk._provenance import read_record  # noqa: E402
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, main  # noqa: E402
 from judgerisk.extract import extract_logprobs, load_template, read_items  # noqa: E402
+from judgerisk.extract._extract import run_judge  # noqa: E402
 from judgerisk.extract.backends import open_judge  # noqa: E402
-from judgerisk.extract.extract import run_judge  # noqa: E402
-from judgerisk.provenance import read_record  # noqa: E402
 from judgerisk.testing import short_template, tiny_items, tiny_judge  # noqa: E402
 
 CONDS = ("original", "swap")

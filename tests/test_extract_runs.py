@@ -196,7 +196,7 @@ def test_cli(setup):
     assert _quiet(cli_main, args) == 0
     panel = load_panel(out / "panel.parquet")
     assert len(panel) == 4 and set(panel["judge"]) == {"tiny"}
-    from judgerisk.provenance import read_record
+    from judgerisk._provenance import read_record
 
     record = read_record(out / "panel.parquet")  # the extracted panel says how it was made
     assert record["parameters"]["judge"] == "tiny" and record["inputs"]["items"]["sha256"]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judgerisk.extract.prompts import build_prompts, load_template
+from judgerisk.extract._prompts import build_prompts, load_template
 from judgerisk.families import (
     DECLARED,
     FAMILIES,
@@ -22,8 +22,8 @@ from judgerisk.families import (
     swapped_twin,
     unregister_family,
 )
-from judgerisk.families.builtin import LABEL_SETS, NEUTRAL_SENTENCES
-from judgerisk.families.layout import LAYOUTS, applicable_layouts
+from judgerisk.families._builtin import LABEL_SETS, NEUTRAL_SENTENCES
+from judgerisk.families._layout import LAYOUTS, applicable_layouts
 from judgerisk.options import CONDITIONS
 from judgerisk.testing import short_template, tiny_items
 

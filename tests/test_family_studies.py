@@ -145,7 +145,7 @@ def test_position_bias_and_padding_shift_by_hand():
 
 def test_family_figures_draw():
     from judgerisk._book.figures import families as fplots
-    from judgerisk.plots import style
+    from judgerisk._plots import style
 
     panel, _ = _one_judge()
     table = score_intervals(one_judge_scores(panel), n_boot=100)

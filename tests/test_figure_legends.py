@@ -10,7 +10,7 @@ import pandas as pd  # noqa: E402
 
 from judgerisk._book.figures.real_judge import plot_confidence_metrics  # noqa: E402
 from judgerisk._book.figures.selective import reliability_diagrams, risk_coverage_curves  # noqa: E402
-from judgerisk.plots import style  # noqa: E402
+from judgerisk._plots import style  # noqa: E402
 
 
 def test_reliability_legend_sits_in_the_spare_cell_with_a_neutral_swatch():
@@ -59,7 +59,7 @@ def test_confidence_metrics_legend_in_its_own_cell():
 
 
 def test_score_histogram_keeps_unlabelled_items_apart_from_the_errors():
-    from judgerisk.plots.certified import plot_score_distribution
+    from judgerisk._plots.certified import plot_score_distribution
 
     scores = pd.DataFrame({"bpe": np.linspace(0.0, 0.69, 10)}, index=range(10))
     error = pd.Series([False, False, True, False], index=[0, 1, 2, 3])  # 4 labelled, 1 wrong

@@ -1,6 +1,6 @@
 """No figure draws raw mathtext: the log axes' ticks read 10⁻³, not a dollar-wrapped TeX string.
 
-:func:`judgerisk.plots.style.use_style` turns ``text.parse_math`` off (names from the user's
+:func:`judgerisk._plots.style.use_style` turns ``text.parse_math`` off (names from the user's
 files are drawn as they are), so any label that holds mathtext is drawn verbatim. The check
 reads the figure's text objects after a draw, not the PNG.
 """
@@ -22,7 +22,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.text import Text  # noqa: E402
 
 from judgerisk._book.figures.lmm import plot_convergence, plot_drift  # noqa: E402
-from judgerisk.plots import style  # noqa: E402
+from judgerisk._plots import style  # noqa: E402
 
 _MATHTEXT = re.compile(r"\\mathdefault|\$[^$]*[\\^_{][^$]*\$")
 

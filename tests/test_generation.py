@@ -1,9 +1,9 @@
-"""Private helpers of :mod:`judgerisk.extract.generation`."""
+"""Private helpers of :mod:`judgerisk.extract._generation`."""
 
 import pandas as pd
 import pytest
 
-from judgerisk.extract.generation import _forced_choices
+from judgerisk.extract._generation import _forced_choices
 
 
 def test_forced_choices_must_cover_every_prompt():

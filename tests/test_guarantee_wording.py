@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from judgerisk.cli.app import main
+from judgerisk.cli._app import main
 
 ROOT = Path(__file__).resolve().parents[1]
 PHRASE = "mean false discovery proportion over calibration draws"

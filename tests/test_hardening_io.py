@@ -25,11 +25,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from judgerisk._provenance import read_record, sidecar_path, write_table_with_record
 from judgerisk._util.safe_write import atomic_write
 from judgerisk.cli import EXIT_USAGE, main
 from judgerisk.cli.common import EXIT_CANNOT_TELL, EXIT_DIFFERS
 from judgerisk.cli.verify import verify
-from judgerisk.provenance import read_record, sidecar_path, write_table_with_record
 from judgerisk.simulate import simulate_panel
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -363,7 +363,7 @@ def test_15_verify_messages_on_malformed_records(victim, capsys):
 
 
 def test_15_verify_says_what_it_cannot_recompute(tmp_path):
-    from judgerisk.extract.parts import write_manifest
+    from judgerisk.extract._parts import write_manifest
 
     write_manifest(tmp_path, {"judge": "tiny", "template": "abc"})
     result = verify(tmp_path / "manifest.json")
@@ -461,7 +461,7 @@ def test_fuzz_mutated_records_end_in_a_verdict(simulated, data, op):
 
 
 def test_record_names_uncommitted_changes(tmp_path):
-    from judgerisk.provenance import git_changes
+    from judgerisk._provenance import git_changes
 
     def git(*args):
         subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
@@ -499,7 +499,7 @@ def test_11_parameter_check_follows_the_default():
 
 
 def test_3_record_in_a_page_holds_no_markup():
-    from judgerisk.provenance import html_record_tag
+    from judgerisk._provenance import html_record_tag
 
     record = {"command": ["judgerisk", "report", "<!--<script>x</script>.csv"], "k": "</script>"}
     tag = html_record_tag(record)

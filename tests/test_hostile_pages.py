@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.plots.escape import (
+from judgerisk._plots.escape import (
     html_text,
     live_content,
     markdown_code,
@@ -144,7 +144,7 @@ def test_plot_text_shows_dollars_as_text():
 
 
 def test_format_table_escapes_values_labels_names_and_caption():
-    from judgerisk.plots.tables import format_table
+    from judgerisk._plots.tables import format_table
 
     df = pd.DataFrame(
         {"score": [0.5, 0.25], "judge": JUDGES[:2]},
@@ -200,7 +200,7 @@ def test_a_run_page_on_hostile_names_is_inert(hostile_files, tmp_path, monkeypat
 
 def test_a_book_note_quoting_a_name_is_not_typeset():
     """A warning shown as a note admonition on a book page quotes the judge's name as text."""
-    from judgerisk.report.content import note_html
+    from judgerisk.report._content import note_html
 
     mathjax = '<script src="file:///m/es5/tex-chtml.js"></script>'
     for name in (JUDGES[4], ITEMS[4].format(1, 1, 1)):

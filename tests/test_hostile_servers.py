@@ -327,7 +327,7 @@ def _panel(url, reply_entries, **kw):
     def reply(server, n, payload):
         return Reply(body=top_answer(reply_entries))
 
-    from judgerisk.extract.extract import run_judge
+    from judgerisk.extract._extract import run_judge
     from judgerisk.extract.remote import OpenAIJudge
 
     with FakeServer(reply) as server:
@@ -486,7 +486,7 @@ def test_the_openai_backend_needs_no_torch(work):
 
 
 def test_a_second_run_on_the_same_out_is_refused_while_the_first_holds_it(work, capsys):
-    from judgerisk.extract.parts import hold_folder
+    from judgerisk.extract._parts import hold_folder
 
     (work / "run").mkdir()
     with FakeServer() as server:
@@ -499,7 +499,7 @@ def test_a_second_run_on_the_same_out_is_refused_while_the_first_holds_it(work, 
 
 
 def test_a_part_name_taken_meanwhile_is_never_replaced(tmp_path):
-    from judgerisk.extract.parts import PART_COLUMNS, write_part
+    from judgerisk.extract._parts import PART_COLUMNS, write_part
 
     frame = pd.DataFrame({c: [0] for c in PART_COLUMNS}).astype({"logprob_a": float})
     first = write_part(tmp_path, 0, 0, frame.assign(logprob_a=-1.0))

@@ -18,10 +18,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from judgerisk._provenance import read_record
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, main
 from judgerisk.importers import import_judgments
 from judgerisk.panel import LOGIT_CLIP, PanelError, load_panel
-from judgerisk.provenance import read_record
 
 DATA = Path(__file__).parent / "data" / "importers"
 TOY = DATA / "crowdkit_real" / "toy_answers.csv"

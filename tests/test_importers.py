@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk._orientation import check_orientation, count_ties
+from judgerisk._provenance import read_record
 from judgerisk.aggregators import MajorityVote, aggregate, majority_vote
 from judgerisk.cli import EXIT_OK, EXIT_USAGE, main
 from judgerisk.importers import IMPORTERS, import_judgments, register_importer, unregister_importer
-from judgerisk.orientation import check_orientation, count_ties
 from judgerisk.panel import PanelError, load_panel, verdicts
-from judgerisk.provenance import read_record
 from judgerisk.report.build import embedded_scores
 from judgerisk.selective.one_judge import bpe_table
 
@@ -65,7 +65,7 @@ def _ah(qid, s1, s2, judge="j1"):
 
 
 def test_registry_lists_the_shipped_formats_in_order():
-    from judgerisk.importers.registry import BUILTIN_FORMATS
+    from judgerisk.importers._registry import BUILTIN_FORMATS
 
     shipped = ["fastchat", "arena_hard", "alpaca_eval", "lm_eval", "crowdkit"]
     builtins = [imp.name for imp in BUILTIN_FORMATS]  # a format added by the recipe included

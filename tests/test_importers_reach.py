@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk._provenance import read_record
 from judgerisk.cli import EXIT_DEPENDENCY, EXIT_OK, EXIT_USAGE, main
 from judgerisk.importers import import_judgments
 from judgerisk.panel import PanelError, check_scorable, load_panel, validate_panel
-from judgerisk.provenance import read_record
 
 DATA = Path(__file__).parent / "data" / "importers"
 AH2_REAL = DATA / "arena_hard_v2_real"
@@ -300,7 +300,7 @@ def test_one_judge_consistency_counts_a_tie_against_a_tie_as_the_same_verdict(
     fmt, path, options, pairs
 ):
     from judgerisk.engine.describe import flip_rates
-    from judgerisk.report.one_judge import one_judge_overview, order_consistency
+    from judgerisk.report._one_judge import one_judge_overview, order_consistency
     from judgerisk.selective.one_judge import bpe_table
 
     raw = pairs()
@@ -545,7 +545,7 @@ def _flipped_panel(n_items: int) -> pd.DataFrame:
 
 @pytest.mark.parametrize("n_items, warned", [(1, False), (3, False), (4, True)])
 def test_the_orientation_warning_needs_more_than_chance(n_items, warned):
-    from judgerisk.orientation import check_orientation
+    from judgerisk._orientation import check_orientation
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -38,7 +38,7 @@ FOLDERS: dict[str, int] = {
     "selective": ESTIMATORS,
     "estimate": ESTIMATORS,  # PPI estimates, labelling plans, the exchangeability check
     "engine": ENGINE,  # score / select / certify, the risk scores' evaluation, retention
-    "plots": PRESENTATION,
+    "_plots": PRESENTATION,  # private: the figures and tables the report shares with the book
     "report": PRESENTATION,  # report builders, their sentences, templates and checks
     "cli": COMMANDS,
     "_book": COMMANDS,  # private: the chapters' studies and figures, runbook, rerun, render
@@ -181,7 +181,7 @@ def test_layer_map_reads_the_folder():
     assert layer_of("judgerisk.extract.new_backend") == CONTRACT
     assert layer_of("judgerisk.selective.registry") == ESTIMATORS
     assert layer_of("judgerisk.selective.protocol") == ESTIMATORS
-    assert layer_of("judgerisk.plots.new_figure") == PRESENTATION
+    assert layer_of("judgerisk._plots.new_figure") == PRESENTATION
     assert layer_of("judgerisk.engine.analysis") == ENGINE
     assert layer_of("judgerisk._book.studies.paired") == COMMANDS
     assert layer_of("judgerisk.risk.lmm") == ESTIMATORS
@@ -208,17 +208,17 @@ def test_no_module_imports_the_package_face():
 def test_the_checks_can_fail():
     """What the package had before: an estimator importing the figure style, and a cycle."""
     bad = {
-        "judgerisk.aggregators.base": {"judgerisk.plots.style"},
-        "judgerisk.plots.style": {"judgerisk.aggregators.base"},
+        "judgerisk.aggregators._base": {"judgerisk._plots.style"},
+        "judgerisk._plots.style": {"judgerisk.aggregators._base"},
         "judgerisk._book.rerun": {"judgerisk._book.runbook"},
         "judgerisk._book.runbook": {"judgerisk._book.rerun"},
     }
     assert upward_imports(bad) == [
-        "judgerisk.aggregators.base (estimators) imports judgerisk.plots.style (presentation)"
+        "judgerisk.aggregators._base (estimators) imports judgerisk._plots.style (presentation)"
     ]
     assert sorted(import_cycles(bad)) == [
         ["judgerisk._book.rerun", "judgerisk._book.runbook"],
-        ["judgerisk.aggregators.base", "judgerisk.plots.style"],
+        ["judgerisk._plots.style", "judgerisk.aggregators._base"],
     ]
     through_a_facade = {
         "judgerisk.risk": {"judgerisk.risk.lmm"},
@@ -229,5 +229,5 @@ def test_the_checks_can_fail():
         ["judgerisk.risk", "judgerisk.risk.lmm"]
     ]
     # the parser sees a function-level import and `from package import submodule`
-    assert "judgerisk.aggregators.base" in GRAPH["judgerisk.plots.style"]
-    assert "judgerisk.plots.style" in GRAPH["judgerisk._book.figures.aggregate"]
+    assert "judgerisk.aggregators._base" in GRAPH["judgerisk._plots.style"]
+    assert "judgerisk._plots.style" in GRAPH["judgerisk._book.figures.aggregate"]

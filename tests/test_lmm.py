@@ -14,8 +14,7 @@ from judgerisk._book.studies.drift import sweep_drift
 from judgerisk.datasets import data_root
 from judgerisk.datasets.llmbar import load_llmbar_panel
 from judgerisk.panel import CONDITIONS, PanelError, encode_panel, validate_panel
-from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
-from judgerisk.risk.lmm_solver import (
+from judgerisk.risk._lmm_solver import (
     BLOCKS,
     Design,
     Params,
@@ -24,6 +23,7 @@ from judgerisk.risk.lmm_solver import (
     start_point,
     state_mask,
 )
+from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
 from judgerisk.simulate import simulate_panel
 from judgerisk.validation import DEFAULT_ACCELERATE
 

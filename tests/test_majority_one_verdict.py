@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judgerisk.aggregators import MajorityVote, aggregate, majority_vote
-from judgerisk.aggregators.majority import majority_tie_rule
+from judgerisk.aggregators._majority import majority_tie_rule
 from judgerisk.panel import to_wide, validate_panel, verdicts
 
 # logits with exact ties (0: half a vote) and pairs whose mean probability is exactly 1/2

@@ -153,8 +153,8 @@ def test_the_report_embeds_the_score_table_cell_for_cell(tmp_path, monkeypatch, 
     import numpy as np
     import pandas as pd
 
+    from judgerisk._provenance import read_record
     from judgerisk.cli import main
-    from judgerisk.provenance import read_record
     from judgerisk.report.build import embedded_scores
 
     monkeypatch.chdir(tmp_path)

@@ -65,10 +65,10 @@ def test_no_literal_copy_of_the_analysis_defaults():
 
 def test_the_signatures_read_the_settings():
     from judgerisk._book.studies.paired import compare_scores
+    from judgerisk._splits import split_items
     from judgerisk.engine.analysis import evaluate_risk
     from judgerisk.risk.metrics import high_consensus, probability_high_consensus
     from judgerisk.risk.scur import scur_scores
-    from judgerisk.splits import split_items
 
     def default(func, name):
         return inspect.signature(func).parameters[name].default
@@ -167,7 +167,7 @@ def test_the_scan_finds_a_literal_copy():
 
 
 def _parser(command: str):
-    from judgerisk.cli.app import build_parser
+    from judgerisk.cli._app import build_parser
 
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return sub.choices[command]
@@ -178,7 +178,7 @@ def _options(parser) -> dict[str, argparse.Action]:
 
 
 def test_every_parser_reads_its_defaults_from_the_settings_module():
-    from judgerisk.cli.app import build_parser
+    from judgerisk.cli._app import build_parser
     from judgerisk.options import PERTURB_CONDITIONS, SIMULATE, ReportSettings, ScoreSettings
 
     quantities = _quantities()
@@ -214,7 +214,7 @@ def test_report_accepts_every_scoring_option_of_score_with_its_default():
 # --------------------------------------------------------------------------- one list syntax
 def _list_options() -> list[tuple[str, str]]:
     """Every (command, option) whose action is the one list action, from the parsers."""
-    from judgerisk.cli.app import build_parser
+    from judgerisk.cli._app import build_parser
     from judgerisk.cli.common import ListOption
 
     try:
@@ -234,7 +234,7 @@ LIST_OPTIONS = _list_options()
 
 
 def test_the_list_options_are_found_and_no_other_option_takes_several_values():
-    from judgerisk.cli.app import build_parser
+    from judgerisk.cli._app import build_parser
     from judgerisk.cli.common import ListOption
 
     found = set(LIST_OPTIONS)
@@ -294,7 +294,7 @@ def test_one_exit_code_table_in_code_and_readme():
 
 
 def test_every_command_is_registered_the_same_way():
-    source = (PACKAGE / "cli" / "app.py").read_text(encoding="utf-8")
+    source = (PACKAGE / "cli" / "_app.py").read_text(encoding="utf-8")
     assert "type: ignore" not in source and '"extract"' not in source
 
 
@@ -309,8 +309,8 @@ def test_extract_takes_a_positional_input_and_o():
 def test_an_extraction_folder_holding_a_run_needs_resume_or_overwrite(tmp_path, capsys):
     import time
 
-    from judgerisk.cli.extract import check_extract_paths, resolve_spellings
-    from judgerisk.provenance import OutputPathError
+    from judgerisk._provenance import OutputPathError
+    from judgerisk.cli._extract import check_extract_paths, resolve_spellings
 
     out = tmp_path / "run"
     assert check_extract_paths(out, {}) == out  # a new folder
@@ -333,7 +333,7 @@ def test_an_extraction_folder_holding_a_run_needs_resume_or_overwrite(tmp_path, 
 
 
 def test_run_says_what_it_wrote_on_stderr(tmp_path, monkeypatch, capsys):
-    from judgerisk.cli.app import main
+    from judgerisk.cli._app import main
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(

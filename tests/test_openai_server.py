@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.extract.local_server import LocalServer, llama_server_available
+from judgerisk._book.local_server import LocalServer, llama_server_available
 
 # without the extract extra (CI's quick suites on other Pythons) there is no in-process judge to
 # compare with: skipped. The server is opt-in for a first `make test` (the server extra builds
@@ -37,15 +37,15 @@ if not llama_server_available():
     )
 torch.set_num_threads(1)
 
+from judgerisk._book.diagnostics import extraction_agreement  # noqa: E402
+from judgerisk._provenance import read_record  # noqa: E402
 from judgerisk.cli import EXIT_OK, main  # noqa: E402
+from judgerisk.extract._extract import run_judge  # noqa: E402
+from judgerisk.extract._judges import SMOLLM2, bundled_gguf  # noqa: E402
 from judgerisk.extract.backends import load_tokenizer, open_judge  # noqa: E402
-from judgerisk.extract.diagnostics import extraction_agreement  # noqa: E402
-from judgerisk.extract.extract import run_judge  # noqa: E402
 from judgerisk.extract.judge import RunStopped  # noqa: E402
-from judgerisk.extract.judges import SMOLLM2, bundled_gguf  # noqa: E402
 from judgerisk.extract.remote import OpenAIJudge  # noqa: E402
 from judgerisk.panel import CONDITIONS  # noqa: E402
-from judgerisk.provenance import read_record  # noqa: E402
 from judgerisk.testing import tiny_items  # noqa: E402
 
 N_ITEMS = 3

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from judgerisk._orientation import check_orientation, order_disagreement
 from judgerisk.cli import EXIT_OK, main
-from judgerisk.orientation import check_orientation, order_disagreement
 
 JUDGES = ("gpt-4-0314", "claude-3-opus", "gemini-1.5-pro")
 N_ITEMS = 30

@@ -21,11 +21,11 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
+from judgerisk._provenance import read_record
 from judgerisk.engine.certified import score_panel
 from judgerisk.engine.partitioned import plan_stream, score_parquet, score_partition
 from judgerisk.options import StreamSettings
 from judgerisk.panel import PanelError, load_panel
-from judgerisk.provenance import read_record
 from judgerisk.simulate import simulate_panel
 
 

@@ -8,12 +8,12 @@ import json
 import pandas as pd
 import pytest
 
+from judgerisk._provenance import read_record, write_table_with_record
 from judgerisk.cli import main as cli_main
 from judgerisk.cli.common import EXIT_OK
 from judgerisk.extract import perturb
+from judgerisk.extract._prompts import item_chunks
 from judgerisk.extract.perturb import perturb_chunks, perturb_items
-from judgerisk.extract.prompts import item_chunks
-from judgerisk.provenance import read_record, write_table_with_record
 from judgerisk.testing import tiny_items
 
 CONDITIONS = ["original", "swap", "label1", "format1", "verbosity2"]

@@ -96,8 +96,8 @@ def test_a_selector_registered_at_run_time_runs_in_the_protocol_and_certified_de
         m_slow = slow[slow["method"] == "median"][cols].to_numpy()
         np.testing.assert_allclose(m_fast, m_slow)
         # ... and reaches the certified table and figure of the report and chapter 11
+        from judgerisk._plots.certified import certified_table, plot_certified_summary
         from judgerisk.engine.certified import certify_panel, summarize_certified
-        from judgerisk.plots.certified import certified_table, plot_certified_summary
         from judgerisk.simulate import simulate_panel
 
         panel = simulate_panel(n_items=120, n_judges=3, seed=2).data
@@ -120,7 +120,7 @@ def test_unregistered_instances_are_accepted_where_names_are(simulated_panel):
     import pandas as pd
 
     from judgerisk.aggregators import AGGREGATORS, aggregate
-    from judgerisk.aggregators.majority import MajorityVote
+    from judgerisk.aggregators._majority import MajorityVote
     from judgerisk.engine.analysis import evaluate_risk
     from judgerisk.engine.retention import retention_analysis
     from judgerisk.risk.registry import RISK_SCORES, RiskScore

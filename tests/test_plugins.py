@@ -25,7 +25,7 @@ PLUGIN = '''
 import numpy as np
 import pandas as pd
 
-from judgerisk.aggregators.base import BaseAggregator
+from judgerisk.aggregators._base import BaseAggregator
 
 
 class FirstJudge(BaseAggregator):
@@ -72,7 +72,7 @@ def test_plugin_appears_wherever_the_builtins_do(plugin_env, tmp_path):
         import json
         from judgerisk.aggregators import AGGREGATORS, aggregate
         from judgerisk.engine.certified import score_panel
-        from judgerisk.plots import style
+        from judgerisk._plots import style
         from judgerisk.risk.registry import BASELINES, COMPARED, get_risk_score
         from judgerisk.engine.analysis import risk_table
         from judgerisk.simulate import simulate_panel

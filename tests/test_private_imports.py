@@ -1,11 +1,13 @@
-"""Lint rule: no private name is imported across modules (run by ``make test`` with pytest).
+"""Lint rule: private modules stay in the library, private names in their module.
 
-A name starting with ``_`` belongs to its module; a module whose name starts with ``_`` belongs
-to its package. Shared checks live in :mod:`judgerisk.validation`'s public functions instead.
-The rule covers the package, the benchmarks, the tests and the chapters' code cells; a test file
-``tests/test_x.py`` may import private names of the module ``x`` it tests, and the tests may
-import the package's private helpers ``judgerisk._util`` (white-box tests); the chapters, the
-tests and the benchmarks may import the book's own code, ``judgerisk._book``.
+The convention of scikit-learn (CONTRIBUTING, "Private modules"): a module with a ``_``-prefixed
+part in its dotted path is private to the *library*, so any ``judgerisk`` module may import it;
+a name starting with ``_`` belongs to its *module*, and no other module imports it (shared
+checks live in public functions instead). Code outside the package sees the public face only:
+the chapters' code cells and the recipes (``recipes/``, the scripts that made the shipped data)
+import public modules and the book's own folder ``judgerisk._book``. The tests and the
+benchmarks are white-box: they may import private modules (what they test or time), and a test
+file ``tests/test_x.py`` may import the private names of the module ``x`` (or ``_x``) it tests.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PY_FILES = sorted(
     p
-    for d in ("judgerisk", "benchmarks", "tests")
+    for d in ("judgerisk", "benchmarks", "tests", "recipes")
     for p in (ROOT / d).rglob("*.py")
     if "__pycache__" not in p.parts
 )
@@ -29,9 +31,12 @@ _CODE_CELL = re.compile(r"```\{code-cell\}[^\n]*\n(.*?)```", re.S)
 _OPTIONS = re.compile(r"\A---\n.*?\n---\n", re.S)
 
 
-#: Who may import the book's private folder ``judgerisk._book`` from outside the package: the
-#: chapters (``notebooks``), the tests and the benchmarks.
-BOOK_SIDE = ("notebooks", "tests.", "benchmarks.")
+#: Who may import the library's private modules: the package itself, and the white-box tests
+#: and benchmarks.
+WHITE_BOX = ("judgerisk", "tests", "benchmarks")
+#: Who may import the book's private folder ``judgerisk._book`` besides them: the chapters
+#: (``notebooks``) and the recipes.
+BOOK_SIDE = ("notebooks", "recipes")
 
 
 def _module_of(path: Path) -> str:
@@ -45,21 +50,30 @@ def _private_parts(dotted: str) -> list[int]:
     return [i for i, part in enumerate(dotted.split(".")) if part.startswith("_")]
 
 
+def _is_module(dotted: str) -> bool:
+    path = ROOT.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _inside(importer: str, homes: tuple[str, ...]) -> bool:
+    return any(importer == home or importer.startswith(home + ".") for home in homes)
+
+
 def violations(source: str, importer: str) -> list[str]:
-    """Private names or private modules of ``judgerisk`` imported from outside their home."""
+    """Private names imported from another module, or private modules from outside the library."""
     out = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             mods = [node.module]
             if node.module.startswith("judgerisk"):
+                tested = node.module.rsplit(".", 1)[-1].lstrip("_")
                 for alias in node.names:
-                    tested = importer.startswith("tests.test_") and (
-                        node.module.rsplit(".", 1)[-1] == importer.removeprefix("tests.test_")
-                    )
-                    if (
+                    if _is_module(f"{node.module}.{alias.name}"):
+                        mods.append(f"{node.module}.{alias.name}")  # a submodule, not a name
+                    elif (
                         alias.name.startswith("_")
                         and not alias.name.startswith("__")
-                        and not tested
+                        and importer != f"tests.test_{tested}"
                     ):
                         out.append(f"from {node.module} import {alias.name}")
         elif isinstance(node, ast.Import):
@@ -67,18 +81,12 @@ def violations(source: str, importer: str) -> list[str]:
         else:
             continue
         for mod in mods:
-            if not mod.startswith("judgerisk"):
+            if not mod.startswith("judgerisk.") or _inside(importer, WHITE_BOX):
                 continue
-            if importer.startswith("tests.") and mod.startswith("judgerisk._util"):
-                continue  # white-box tests of the private helpers
-            if importer.startswith(BOOK_SIDE) and mod.startswith("judgerisk._book"):
-                continue  # the book's own code serves the chapters, their tests and benchmarks
-            for i in _private_parts(mod):
-                if i == 0 or mod.split(".")[i].startswith("__"):
-                    continue
-                home = ".".join(mod.split(".")[:i])  # the package the private module belongs to
-                if not (importer == home or importer.startswith(home + ".")):
-                    out.append(f"import of private module {mod}")
+            if mod.startswith("judgerisk._book") and _inside(importer, BOOK_SIDE):
+                continue  # the book's own code serves the chapters and the recipes
+            if any(part.startswith("_") for part in mod.split(".")):
+                out.append(f"import of private module {mod}")
     return out
 
 
@@ -98,14 +106,37 @@ def test_chapters_use_public_names(path):
     assert not found, f"{path.name}: {found}"
 
 
+def test_contributing_recipes_use_public_modules():
+    """CONTRIBUTING's recipes are written as a plug-in would be: outside the package."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    code = "\n".join(re.findall(r"```python\n(.*?)```", text, re.S))
+    assert "judgerisk" in code
+    assert violations(code, "my_plugin") == []
+
+
 def test_rule_catches_a_violation():
-    src = "from judgerisk.selective.scope import _check_alpha\nimport judgerisk.datasets._paths\n"
-    assert len(violations(src, "judgerisk.engine.analysis")) == 2
-    assert (
-        violations("from judgerisk.datasets._paths import data_dir", "judgerisk.datasets.x") == []
-    )
+    name = "from judgerisk.selective.scope import _check_alpha\n"
+    module = "import judgerisk.datasets._paths\n"
+    assert violations(name, "judgerisk.engine.analysis") == [
+        "from judgerisk.selective.scope import _check_alpha"
+    ]
+    # a private module is private to the library, not to its folder
+    assert violations(module, "judgerisk.engine.analysis") == []
+    assert violations(module, "benchmarks.lmm_fit") == violations(module, "tests.test_x") == []
+    for outside in ("notebooks", "recipes.smollm2_llmbar", "my_plugin"):
+        assert violations(module, outside) == ["import of private module judgerisk.datasets._paths"]
+    submodule = "from judgerisk.cli import _score\n"
+    assert violations(submodule, "tests.test_cli_edges") == []
+    assert violations(submodule, "notebooks") == ["import of private module judgerisk.cli._score"]
+    # a test file may import the private names of the module it tests, and only those
+    solver = "from judgerisk.risk._lmm_solver import _newton\n"
+    assert violations(solver, "tests.test_lmm_solver") == []
+    assert violations(solver, "tests.test_lmm") == [
+        "from judgerisk.risk._lmm_solver import _newton"
+    ]
     book = "from judgerisk._book.studies.paired import verdict\n"
-    assert violations(book, "notebooks") == violations(book, "judgerisk.cli.run") == []
-    assert violations(book, "recipes.smollm2_llmbar") == [
+    assert violations(book, "notebooks") == violations(book, "judgerisk.cli._run") == []
+    assert violations(book, "recipes.smollm2_llmbar") == []
+    assert violations(book, "my_plugin") == [
         "import of private module judgerisk._book.studies.paired"
     ]

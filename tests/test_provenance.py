@@ -13,10 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from judgerisk.cli import main
-from judgerisk.cli.common import EXIT_CANNOT_TELL, EXIT_DIFFERS
-from judgerisk.cli.verify import compare_tables, verify
-from judgerisk.provenance import (
+from judgerisk._provenance import (
     LIBRARIES,
     command_text,
     make_record,
@@ -25,6 +22,9 @@ from judgerisk.provenance import (
     sidecar_path,
     write_table_with_record,
 )
+from judgerisk.cli import main
+from judgerisk.cli.common import EXIT_CANNOT_TELL, EXIT_DIFFERS
+from judgerisk.cli.verify import compare_tables, verify
 from judgerisk.simulate import simulate_panel
 
 
@@ -130,9 +130,9 @@ def test_compare_tables_tolerance_and_text():
 
 
 def test_report_section_and_manifest_record(tmp_path):
-    from judgerisk.extract.parts import write_manifest
+    from judgerisk.extract._parts import write_manifest
+    from judgerisk.report._content import reproduce_html
     from judgerisk.report.build import report_notebook_path
-    from judgerisk.report.content import reproduce_html
 
     for one_judge in (False, True):
         text = report_notebook_path(one_judge).read_text()

@@ -14,9 +14,9 @@ import pytest
 
 from judgerisk.datasets import data_root
 from judgerisk.datasets.shipped import load_smollm2_llmbar, shipped_manifest
-from judgerisk.extract import judges as judges_mod
+from judgerisk.extract import _judges as judges_mod
 from judgerisk.extract import load_template
-from judgerisk.extract.judges import BUNDLED_JUDGES, SMOLLM2, bundled_gguf, load_judge
+from judgerisk.extract._judges import BUNDLED_JUDGES, SMOLLM2, bundled_gguf, load_judge
 from judgerisk.panel import CONDITIONS
 
 _SPEC = BUNDLED_JUDGES[SMOLLM2]
@@ -88,7 +88,7 @@ def test_shipped_panel_is_complete_and_its_manifest_matches_the_code():
 
 @needs_wheel
 def test_shipped_manifest_names_the_installed_model_file():
-    from judgerisk.provenance import sha256_file
+    from judgerisk._provenance import sha256_file
 
     assert sha256_file(bundled_gguf(SMOLLM2)) == shipped_manifest()["judge"]["sha256"]
 

@@ -31,20 +31,20 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_COPIED = (".git", ".venv*", "_build", ".*cache", ".hypothesis", "__pycache__", "*.egg-info")
 #: Recipe title -> (its module in the package, the file defining the registry, its names).
 BUILTINS = {
-    "Add an aggregator": ("aggregators/my_rule.py", "aggregators/base.py", ["my_rule"]),
+    "Add an aggregator": ("aggregators/_my_rule.py", "aggregators/_base.py", ["my_rule"]),
     "Add a risk score": (
-        "risk/judge_spread.py",
+        "risk/_judge_spread.py",
         "risk/registry.py",
         ["judge_spread", "order_flips"],
     ),
-    "Add a data set": ("datasets/my_bench.py", "datasets/registry.py", ["my_bench"]),
+    "Add a data set": ("datasets/_my_bench.py", "datasets/_registry.py", ["my_bench"]),
     "Add a selector (single judge)": (
-        "selective/cal_median.py",
+        "selective/_cal_median.py",
         "selective/registry.py",
         ["cal_median"],
     ),
-    "Add a judge backend": ("extract/tempered.py", "extract/backends.py", ["tempered"]),
-    "Add a perturbation family": ("families/tone.py", "families/base.py", ["tone"]),
+    "Add a judge backend": ("extract/_tempered.py", "extract/backends.py", ["tempered"]),
+    "Add a perturbation family": ("families/_tone.py", "families/_base.py", ["tone"]),
 }
 #: The registries' names: a test module importing one of them reads what is registered.
 REGISTRY_NAMES = re.compile(
@@ -100,13 +100,13 @@ def _set_reported(source: str, quoted: str) -> str:
 def _add_importer_line(source: str, body: str) -> str:
     """Recipe 6's ``Importer("my_tool", read_my_tool, files=, options=, layout=)`` as one more
     entry of the tuple ``BUILTIN_FORMATS``, its reader named in full
-    (``judgerisk.importers.my_tool:read_my_tool``)."""
+    (``judgerisk.importers._my_tool:read_my_tool``)."""
     quoted = re.search(r"`\w+ = (Importer\(.*?\))`", body, re.S)
     assert quoted, "recipe 6 quotes its Importer"
     call = ast.parse(quoted.group(1), mode="eval").body
     assert isinstance(call, ast.Call) and isinstance(call.args[1], ast.Name)
     name = ast.literal_eval(call.args[0])
-    reader = ast.Constant(f"judgerisk.importers.{name}:{call.args[1].id}")
+    reader = ast.Constant(f"judgerisk.importers._{name}:{call.args[1].id}")
     entry = ast.unparse(ast.Call(call.func, [call.args[0], reader], call.keywords))
     formats, _ = _find(
         source, lambda n: getattr(n, "target", None) and n.target.id == "BUILTIN_FORMATS"
@@ -140,8 +140,8 @@ def copy(tmp_path_factory) -> Path:
         if quoted:
             source = _set_reported(source, quoted.group(1))
         (package / registry).write_text(source)
-    (package / "importers/my_tool.py").write_text(BLOCKS["importer"])
-    registry = package / "importers/registry.py"
+    (package / "importers/_my_tool.py").write_text(BLOCKS["importer"])
+    registry = package / "importers/_registry.py"
     registry.write_text(_add_importer_line(registry.read_text(), bodies["Add an importer"]))
     return root
 
@@ -165,7 +165,7 @@ def _registry_tests() -> list[str]:
 
 def test_the_copy_registers_every_recipe_as_a_built_in(copy):
     code = """
-        from judgerisk.aggregators.base import REPORTED_AGGREGATORS
+        from judgerisk.aggregators._base import REPORTED_AGGREGATORS
         from judgerisk.risk.registry import CERTIFIED
         from judgerisk.selective.registry import REPORTED_SELECTORS
         from judgerisk.families import FAMILIES

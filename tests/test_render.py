@@ -213,7 +213,7 @@ def test_with_a_book_url_references_link_into_the_built_book(tmp_path):
 
 
 def test_judgerisk_run_takes_the_book_url_from_the_environment(monkeypatch):
-    from judgerisk.cli.app import build_parser
+    from judgerisk.cli._app import build_parser
 
     monkeypatch.setenv("JUDGERISK_BOOK_URL", "file:///srv/book")
     args = build_parser().parse_args(["run", "08", "-o", "x.html"])

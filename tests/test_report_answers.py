@@ -1,6 +1,6 @@
 """The report answers "which verdicts can I trust?": readable risk, certified verdicts, notes.
 
-Unit tests of :mod:`judgerisk.report.content`, then one report on a small, partly labelled panel
+Unit tests of :mod:`judgerisk.report._content`, then one report on a small, partly labelled panel
 without a swap condition (the case that used to print a raw ``UserWarning`` with the kernel's
 temporary path, full tables with no caution, and certify nothing).
 """
@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from judgerisk.engine.certified import select_items
-from judgerisk.report.content import (
+from judgerisk.report._content import (
     MIN_ERRORS,
     MIN_LABELLED,
     auroc_standard_error,

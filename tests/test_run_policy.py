@@ -17,8 +17,8 @@ import pandas as pd
 import pytest
 
 from judgerisk.cli import EXIT_OK, EXIT_RUNTIME, main
+from judgerisk.extract._parts import read_parts
 from judgerisk.extract.http_client import DEFAULT_MAX_FAILURES, DEFAULT_MAX_WAIT
-from judgerisk.extract.parts import read_parts
 from judgerisk.testing import tiny_items
 from tests._hostile_server import FakeServer, Reply, honest
 

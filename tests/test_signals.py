@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from judgerisk.panel import validate_panel
-from judgerisk.risk.ecdf import FrozenECDF
+from judgerisk.risk._ecdf import FrozenECDF
 from judgerisk.risk.explain import explain, riskiest
 from judgerisk.risk.scur import ScurResult, scur_scores
 from judgerisk.risk.signals import (
@@ -515,7 +515,7 @@ def test_explain_and_riskiest(sim, sim_result):
 
 
 def test_item_without_a_family_pair_gets_nan_and_a_warning():
-    from judgerisk.splits import split_items
+    from judgerisk._splits import split_items
 
     panel = _small_panel()
     split = split_items(range(12), seed=4, fractions=(0.25, 0.5, 0.25))

@@ -19,7 +19,7 @@ import pandas as pd
 from judgerisk.aggregators import dawid_skene
 from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.panel import encode_panel, validate_panel
-from judgerisk.risk.lmm_solver import Design
+from judgerisk.risk._lmm_solver import Design
 from judgerisk.simulate import simulate_panel
 
 

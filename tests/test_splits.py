@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judgerisk.splits import SPLIT_NAMES, split_counts, split_items
+from judgerisk._splits import SPLIT_NAMES, split_counts, split_items
 
 
 @pytest.mark.parametrize(

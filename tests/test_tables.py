@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from judgerisk.plots.tables import format_number, format_table
+from judgerisk._plots.tables import format_number, format_table
 
 
 def test_format_number():

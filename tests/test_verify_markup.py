@@ -16,7 +16,7 @@ import pytest
 
 from judgerisk.cli import EXIT_DIFFERS, EXIT_OK, main
 from judgerisk.cli.verify import ATOL, RTOL, compare_csv
-from judgerisk.report.check import compare_visible, page_markup
+from judgerisk.report._check import compare_visible, page_markup
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ the browser checks (typeset math, loaded figures, widths) are the test suite's
 (``make check-book``).
 
 A warning that a chapter expects is not hidden: it is shown as a note in the page's own words
-(:func:`judgerisk.report.content.warnings_as_notes`), as the HTML report does.
+(:func:`judgerisk.report._content.warnings_as_notes`), as the HTML report does.
 """
 
 from __future__ import annotations

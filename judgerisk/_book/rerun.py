@@ -273,7 +273,7 @@ def run_chapter(
         checked and before the kernel starts (the command line prints it); and with one line
         for each relative file parameter found in the book's sources rather than in ``cwd``.
     record : dict, optional
-        The provenance record the notebook carries (:func:`judgerisk.provenance.make_record`;
+        The provenance record the notebook carries (:func:`judgerisk._provenance.make_record`;
         ``judgerisk run`` passes its command line's); default: one naming the runbook call.
     book_url : str, optional
         For an ``.html`` output: the built book's address, so that the page's references to
@@ -300,7 +300,7 @@ def run_chapter(
     book = md.parent.parent if (md.parent.parent / "_toc.yml").is_file() else None
     params = _absolute_paths(params, cwd, book, announce)
     _check_panels(params)
-    from judgerisk.provenance import check_output_path
+    from judgerisk._provenance import check_output_path
 
     out = (cwd / Path(output).expanduser()).resolve()
     inputs = (md.resolve(), *(Path(v) for k, v in params.items() if k.endswith("_path")))
@@ -335,11 +335,11 @@ def _check_panels(params: dict) -> None:
     """A ``panel_path`` parameter must hold a valid panel (checked before the kernel starts).
 
     Every chapter that reads one is a panel page (consensus, conflict, SCUR), so judges that
-    share no item (:func:`judgerisk.panel.overlap.judge_groups`) are refused here, as ``report``
+    share no item (:func:`judgerisk.panel._overlap.judge_groups`) are refused here, as ``report``
     and ``score`` refuse them, instead of a page where every item has one vote.
     """
     from judgerisk.panel import PanelError, load_panel
-    from judgerisk.panel.overlap import judge_groups, no_shared_items
+    from judgerisk.panel._overlap import judge_groups, no_shared_items
 
     for name, value in params.items():
         if name.endswith("panel_path") and isinstance(value, str) and value:

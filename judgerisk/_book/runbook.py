@@ -11,7 +11,7 @@ executes the given notebooks (all of ``notebooks/*.md`` by default) into
 ``_toc.yml`` and runs ``jupyter-book build`` with warnings as errors (``--stage-only`` only
 lays out those sources in ``_build/site-src``).
 
-Every executed notebook carries its provenance record (:mod:`judgerisk.provenance`) in
+Every executed notebook carries its provenance record (:mod:`judgerisk._provenance`) in
 ``metadata["judgerisk"]["provenance"]`` and ends with a small footer cell (judgerisk's version,
 the date and the parameters), so each book page says how it was computed.
 The runner does not assume where the package is installed: it works on the book's source
@@ -145,7 +145,7 @@ def execute(
     cwd : path-like, optional
         Working directory of the kernel (default: the notebook's folder).
     record : dict, optional
-        The provenance record to attach (:func:`judgerisk.provenance.make_record`; ``judgerisk
+        The provenance record to attach (:func:`judgerisk._provenance.make_record`; ``judgerisk
         run`` passes its command line's); default: this runbook call's.
 
     Returns
@@ -155,7 +155,7 @@ def execute(
     """
     import papermill
 
-    from judgerisk.provenance import make_record
+    from judgerisk._provenance import make_record
 
     if profile not in PROFILES:
         raise ValueError(f"profile must be one of {PROFILES}, got {profile!r}")
@@ -246,7 +246,7 @@ def _attach_provenance(ipynb: Path, record: dict, injected: dict) -> None:
     """Store the provenance record in the notebook's metadata and add the page footer."""
     import nbformat
 
-    from judgerisk.provenance import finish_record
+    from judgerisk._provenance import finish_record
 
     nb = nbformat.read(ipynb, as_version=4)
 

@@ -1,6 +1,6 @@
 """A named registry with a live, read-only view of its names (shared by the extension points).
 
-:mod:`judgerisk.aggregators.base` (aggregators), :mod:`judgerisk.risk.registry` (risk scores)
+:mod:`judgerisk.aggregators._base` (aggregators), :mod:`judgerisk.risk.registry` (risk scores)
 and :mod:`judgerisk.datasets` (public-data loaders) each keep one :class:`Registry`.
 
 Each registry lists its built-in methods where it is defined (``builtins``: name -> module that

@@ -4,6 +4,13 @@ Majority vote, Dawid-Skene, MACE, GLAD and CARE (book chapter "Aggregators and r
 :class:`BaseAggregator` registered by name with :func:`register_aggregator`.
 """
 
+from judgerisk.aggregators._base import (
+    BaseAggregator,
+    get_aggregator,
+    make_aggregator,
+    register_aggregator,
+    unregister_aggregator,
+)
 from judgerisk.aggregators.aggregate import (
     AGGREGATORS,
     CARE,
@@ -15,13 +22,6 @@ from judgerisk.aggregators.aggregate import (
     compare_aggregators,
     disagreement,
     majority_vote,
-)
-from judgerisk.aggregators.base import (
-    BaseAggregator,
-    get_aggregator,
-    make_aggregator,
-    register_aggregator,
-    unregister_aggregator,
 )
 
 __all__ = [

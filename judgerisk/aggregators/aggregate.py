@@ -2,9 +2,9 @@
 
 Each aggregator turns the panel's original-condition judgements into one verdict per item (its
 own verdict, hence its own error labels; book chapter "Aggregators and retention"). Majority, Dawid–Skene, MACE and GLAD use the
-binary verdicts; CARE uses the judges' probabilities (:mod:`judgerisk.aggregators.care`).
+binary verdicts; CARE uses the judges' probabilities (:mod:`judgerisk.aggregators._care`).
 
-MACE and GLAD (:mod:`~judgerisk.aggregators.mace`, :mod:`~judgerisk.aggregators.glad`) are
+MACE and GLAD (:mod:`~judgerisk.aggregators._mace`, :mod:`~judgerisk.aggregators._glad`) are
 implemented in vectorised numpy rather than wrapped from crowd-kit 1.4.2,
 for three measured reasons (``benchmarks/aggregators.py``, ``tests/test_aggregate.py``):
 
@@ -22,8 +22,8 @@ The tests check both against crowd-kit on the same votes (MACE: identical initia
 in sorted order, equal posteriors to 1e-8; GLAD: same model, priors and optimiser, posteriors within
 0.02 and equal hard labels away from 1/2).
 
-Every rule is a :class:`~judgerisk.aggregators.base.BaseAggregator` registered by name
-(:func:`~judgerisk.aggregators.base.register_aggregator`); :func:`aggregate` dispatches through the
+Every rule is a :class:`~judgerisk.aggregators._base.BaseAggregator` registered by name
+(:func:`~judgerisk.aggregators._base.register_aggregator`); :func:`aggregate` dispatches through the
 registry, so a new rule needs only its module and its registration.
 """
 
@@ -35,15 +35,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgerisk.aggregators.base import AGGREGATORS, BaseAggregator, aggregator_name, make_aggregator
+from judgerisk.aggregators._base import (
+    AGGREGATORS,
+    BaseAggregator,
+    aggregator_name,
+    make_aggregator,
+)
 
 # Re-exports; the built-ins and their order are listed where the registry is defined
-# (judgerisk.aggregators.base), so removing one of these lines unregisters nothing.
-from judgerisk.aggregators.care import CARE
+# (judgerisk.aggregators._base), so removing one of these lines unregisters nothing.
+from judgerisk.aggregators._care import CARE
+from judgerisk.aggregators._glad import GLAD
+from judgerisk.aggregators._mace import MACE
+from judgerisk.aggregators._majority import MajorityVote, majority_vote
 from judgerisk.aggregators.dawid_skene import DawidSkene
-from judgerisk.aggregators.glad import GLAD
-from judgerisk.aggregators.mace import MACE
-from judgerisk.aggregators.majority import MajorityVote, majority_vote
 from judgerisk.panel import ORIGINAL, validate_panel, wide_table
 from judgerisk.validation import check_item_subset
 
@@ -93,7 +98,7 @@ def aggregate(
     **options
         Passed to the registered class: :class:`MajorityVote` (none),
         :class:`~judgerisk.aggregators.dawid_skene.DawidSkene`, :class:`MACE`, :class:`GLAD` or
-        :class:`~judgerisk.aggregators.care.CARE`.
+        :class:`~judgerisk.aggregators._care.CARE`.
 
     Returns
     -------
@@ -105,14 +110,14 @@ def aggregate(
     Notes
     -----
     Verdict = A iff posterior > 1/2 (exactly 1/2 counts as B, like a zero margin), except for
-    majority ties, broken by the mean probability (:func:`~judgerisk.aggregators.majority.majority_tie_rule`):
+    majority ties, broken by the mean probability (:func:`~judgerisk.aggregators._majority.majority_tie_rule`):
     the verdicts are the aggregator's :attr:`~BaseAggregator.labels_` for the fit items and
     :meth:`~BaseAggregator.predict` for the others, given the same probabilities.
     """
     est = make_aggregator(method, random_state=random_state, **options)
     if check_input:
         panel = validate_panel(panel, conditions=None)
-    # a crowd's tables are held by their cells (judgerisk.panel.cell_table): memory grows with its cells
+    # a crowd's tables are held by their cells (judgerisk.panel._cell_table): memory grows with its cells
     probs = wide_table(panel, value="p", condition=ORIGINAL)
     table = probs if est.uses == "p" else wide_table(panel, value="verdict", condition=ORIGINAL)
     if isinstance(table, pd.DataFrame):

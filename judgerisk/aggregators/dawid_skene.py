@@ -11,9 +11,9 @@ import pandas as pd
 from scipy import sparse
 from scipy.special import expit
 
-from judgerisk.aggregators.base import BaseAggregator, register_aggregator
+from judgerisk.aggregators._base import BaseAggregator, register_aggregator
 from judgerisk.options import check_count
-from judgerisk.panel.cell_table import CellTable, is_sparse
+from judgerisk.panel._cell_table import CellTable, is_sparse
 from judgerisk.validation import binary_indicators, check_votes
 
 __all__ = ["DawidSkene", "check_votes"]
@@ -133,7 +133,7 @@ class DawidSkene(BaseAggregator):
             Item x judge table: 1.0 = A, 0.0 = B, NaN = missing (see
             :func:`judgerisk.validation.check_votes`). Every item needs at least one vote.
         probs : pandas.DataFrame, optional
-            Unused (the interface of :class:`~judgerisk.aggregators.base.BaseAggregator`).
+            Unused (the interface of :class:`~judgerisk.aggregators._base.BaseAggregator`).
 
         Returns
         -------

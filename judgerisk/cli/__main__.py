@@ -2,6 +2,6 @@
 
 import sys
 
-from judgerisk.cli.app import main
+from judgerisk.cli._app import main
 
 sys.exit(main())

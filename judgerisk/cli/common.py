@@ -33,7 +33,7 @@ option that takes a list accepts ``a b c`` and ``a,b,c`` (:func:`add_list`, the 
 
 A command is one module of this package holding one :class:`Command` (its parser, its run, and
 what ``verify`` needs for its outputs), listed in :data:`COMMANDS`; the assembler
-(:mod:`judgerisk.cli.app`) builds the parser from them. Nothing here imports numpy or pandas,
+(:mod:`judgerisk.cli._app`) builds the parser from them. Nothing here imports numpy or pandas,
 so ``judgerisk --help`` stays fast.
 """
 
@@ -106,16 +106,16 @@ EXIT_CODES: dict[int, str] = {
 #: The commands, in the order ``judgerisk --help`` lists them: name -> module of this package
 #: (each module holds its :class:`Command` as ``COMMAND``; imported when the parser is built).
 COMMANDS: dict[str, str] = {
-    "simulate": "simulate",
-    "extract": "extract",
-    "perturb": "perturb",
-    "score": "score",
-    "select": "select",
-    "estimate": "estimate",
-    "report": "report",
-    "run": "run",
-    "import": "import_",
-    "bpe": "bpe",
+    "simulate": "_simulate",
+    "extract": "_extract",
+    "perturb": "_perturb",
+    "score": "_score",
+    "select": "_select",
+    "estimate": "_estimate",
+    "report": "_report",
+    "run": "_run",
+    "import": "_import",
+    "bpe": "_bpe",
     "verify": "verify",
 }
 
@@ -316,9 +316,9 @@ def check_output(
     The extension (``suffixes``; default: a table's, csv / parquet / jsonl), the folder and the
     permissions are checked, the output (and its sidecar) may not be one of ``inputs``, and an
     existing output (or sidecar) is refused unless the command was given ``--overwrite``
-    (:func:`judgerisk.provenance.check_output_path`).
+    (:func:`judgerisk._provenance.check_output_path`).
     """
-    from judgerisk.provenance import TABLE_SUFFIXES, check_output_path
+    from judgerisk._provenance import TABLE_SUFFIXES, check_output_path
 
     ins = tuple(i for i in inputs if i is not None)
     return check_output_path(
@@ -338,9 +338,9 @@ def write_output(
     Written atomically, the table and its sidecar as one unit; without ``--overwrite`` (or
     ``--resume``, for a command that continues a run) onto free names only, so that of two
     commands racing for one new output exactly one writes it
-    (:func:`judgerisk.provenance.write_table_with_record`).
+    (:func:`judgerisk._provenance.write_table_with_record`).
     """
-    from judgerisk.provenance import finish_record, write_table_with_record
+    from judgerisk._provenance import finish_record, write_table_with_record
 
     replace = bool(args.overwrite or getattr(args, "resume", False))
     return write_table_with_record(table, path, finish_record(record, settings), overwrite=replace)
@@ -360,9 +360,9 @@ def command_record(args: argparse.Namespace, inputs: dict | None = None) -> dict
 
     ``command`` is the argv (``["judgerisk", NAME, ...]``), ``parameters`` is ``{"command":
     NAME, **every option}`` (defaults included, nothing else), ``inputs`` maps a role to
-    ``(path, rows)``; :func:`judgerisk.provenance.finish_record` adds the output's settings.
+    ``(path, rows)``; :func:`judgerisk._provenance.finish_record` adds the output's settings.
     """
-    from judgerisk.provenance import make_record
+    from judgerisk._provenance import make_record
 
     return make_record(
         ["judgerisk", *args.argv],

@@ -1,9 +1,9 @@
 """``judgerisk verify``: does an output reproduce from its provenance record?
 
-:func:`verify` reads the record an output carries (:mod:`judgerisk.provenance`), checks it
+:func:`verify` reads the record an output carries (:mod:`judgerisk._provenance`), checks it
 field by field, checks that each input still exists with the recorded sha256, that the
 command line the record shows agrees with its parameters and that its sizes agree with the
-output (:mod:`judgerisk.report.record_checks`, and the bounds the command that wrote it sets:
+output (:mod:`judgerisk.report._record_checks`, and the bounds the command that wrote it sets:
 :meth:`~judgerisk.cli.common.Command.check_sizes`, before any recomputation), recomputes the
 output with that command's own :meth:`~judgerisk.cli.common.Command.recompute` from the recorded
 parameters (read into the command's settings object, so no default is written here) and
@@ -14,9 +14,9 @@ the command would write and compares it with the one read, field by field
 (:func:`regenerated_record`, :func:`compare_records`: an edited setting, a forged
 ``extensions`` entry or an added field is named), except the fields it declares dynamic
 (:data:`DYNAMIC_FIELDS`: the start and wall time, the machine, the code); a report must hold
-nothing that could run or fetch (:func:`judgerisk.plots.escape.live_content`) and is
+nothing that could run or fetch (:func:`judgerisk._plots.escape.live_content`) and is
 regenerated, and every visible word, number, figure and its markup (elements, attributes,
-styles, scripts, where each text sits) compared (:mod:`judgerisk.report.check`). Scoring runs
+styles, scripts, where each text sits) compared (:mod:`judgerisk.report._check`). Scoring runs
 BLAS on one thread (:mod:`judgerisk._util.determinism`), so the numbers are identical across
 processes and BLAS thread counts; the tolerance only absorbs the text round trip of csv / jsonl
 numbers.
@@ -133,7 +133,7 @@ def _field(record: object, dotted: str, kind: type | tuple[type, ...] = object) 
 
 
 def _check_inputs(record: dict) -> list[str]:
-    from judgerisk.provenance import sha256_path
+    from judgerisk._provenance import sha256_path
 
     problems = []
     for role in _field(record, "inputs", dict):
@@ -147,7 +147,7 @@ def _check_inputs(record: dict) -> list[str]:
 
 
 def _warn_versions(record: dict) -> None:
-    from judgerisk.provenance import library_versions
+    from judgerisk._provenance import library_versions
 
     now = library_versions()
     then = record.get("environment")
@@ -270,7 +270,7 @@ def regenerated_record(
 ) -> dict:
     """The record ``command`` would write for ``recomputed``, from the record read.
 
-    The command line is the record's (:func:`~judgerisk.report.record_checks.check_command`
+    The command line is the record's (:func:`~judgerisk.report._record_checks.check_command`
     checked it against the parameters), and the parameters are that command line parsed again
     (the options the record names: one it leaves out, as a record written before the option
     existed does, takes its default); each input is the recorded path with its sha256 now and
@@ -282,8 +282,8 @@ def regenerated_record(
     """
     import json
 
+    from judgerisk._provenance import finish_record, runtime_extensions
     from judgerisk.cli.common import command_options
-    from judgerisk.provenance import finish_record, runtime_extensions
 
     params = record["parameters"]
     cmd = record["command"]
@@ -393,7 +393,7 @@ def _not_recomputable(path: Path, command: object, n_inputs: int) -> Verificatio
 
 def _reproduces(path: Path, record: dict, parser: argparse.ArgumentParser) -> Verification:
     """The checks after the record was read (any malformed field raises RecordError)."""
-    from judgerisk.report.record_checks import (
+    from judgerisk.report._record_checks import (
         check_command,
         check_input_rows,
         environment_differences,
@@ -451,15 +451,15 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
     In order: the record is a JSON object with the fields judgerisk writes (a key given twice
     is refused); each input has its recorded sha256; the command line the record shows agrees
     with its parameters; the record's sizes agree with the output and bound the work
-    (:mod:`judgerisk.report.record_checks`); then the output is recomputed and every cell
+    (:mod:`judgerisk.report._record_checks`); then the output is recomputed and every cell
     compared (within :data:`RTOL`, :data:`ATOL`; a csv's text columns exactly as written,
     :func:`compare_csv`). A report must then hold no live content (no script but its JSON
     record, no event handler, no ``javascript:`` or external URL, no frame or object:
-    :func:`judgerisk.plots.escape.live_content`), and it is regenerated and compared word by
+    :func:`judgerisk._plots.escape.live_content`), and it is regenerated and compared word by
     word, figure by figure (pixels) and element by element: the markup, attributes, style
     and script text and where each text sits, with only pandas' random table ids, the image
     data, the embedded table's data and the record's JSON left out
-    (:func:`judgerisk.report.check.compare_visible`). When recomputing fails or differs, what
+    (:func:`judgerisk.report._check.compare_visible`). When recomputing fails or differs, what
     differs in the code (git commit, uncommitted changes, runtime-registered methods) is
     named first.
 
@@ -471,7 +471,7 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
         checked and "cannot tell" (they are not recomputed).
     parser : argparse.ArgumentParser, optional
         The ``judgerisk`` command-line parser against which a record's command line is parsed
-        and compared with its parameters (default: :func:`judgerisk.cli.app.build_parser`).
+        and compared with its parameters (default: :func:`judgerisk.cli._app.build_parser`).
 
     Returns
     -------
@@ -490,10 +490,10 @@ def verify(output: str | Path, *, parser: argparse.ArgumentParser | None = None)
     UserWarning
         When the library versions differ from the recorded ones.
     """
-    from judgerisk.provenance import read_record
+    from judgerisk._provenance import read_record
 
     if parser is None:
-        from judgerisk.cli.app import build_parser
+        from judgerisk.cli._app import build_parser
 
         parser = build_parser(extract=False)
     path = Path(output)

@@ -7,7 +7,7 @@ The folder is given as ``data_dir`` or by the ``JUDGERISK_DATA`` environment var
 
 from judgerisk.datasets import judgebench, llmbar, pandalm
 from judgerisk.datasets._paths import ENV_VAR, data_root
-from judgerisk.datasets.registry import (
+from judgerisk.datasets._registry import (
     DATASETS,
     Dataset,
     available,

@@ -68,7 +68,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.datasets._paths import data_root
-from judgerisk.datasets.registry import register_dataset
+from judgerisk.datasets._registry import register_dataset
 from judgerisk.panel import validate_panel
 
 __all__ = [

@@ -77,7 +77,7 @@ import pandas as pd
 
 from judgerisk.datasets._missing import report_missing_cells
 from judgerisk.datasets._paths import data_root
-from judgerisk.datasets.registry import register_dataset
+from judgerisk.datasets._registry import register_dataset
 from judgerisk.panel import validate_panel
 
 __all__ = [

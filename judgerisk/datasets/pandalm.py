@@ -51,8 +51,8 @@ import pandas as pd
 
 from judgerisk.datasets._missing import report_missing_cells
 from judgerisk.datasets._paths import data_root
+from judgerisk.datasets._registry import register_dataset
 from judgerisk.datasets.llmbar import smooth_verdicts
-from judgerisk.datasets.registry import register_dataset
 from judgerisk.panel import validate_panel
 
 __all__ = ["PANDALM_JUDGES", "load_pandalm_table", "load_pandalm_panel"]

@@ -1,7 +1,7 @@
 """Seeds x splits x risk scores x subsets: the error-ranking analyses of Methods reference §6.
 
 For each seed the items are split 50 / 30 / 20 into fit / reference / evaluation
-(:func:`judgerisk.splits.split_items`); SCUR comes from :func:`judgerisk.risk.scur.scur_scores` on
+(:func:`judgerisk._splits.split_items`); SCUR comes from :func:`judgerisk.risk.scur.scur_scores` on
 that split, DS entropy from a Dawid–Skene model fitted on the fit items, and PE, VE, MSP need no
 fitting.
 Every score is then judged on the **evaluation** items against the error labels of one aggregator
@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgerisk._splits import split_items
 from judgerisk._util.progress import progress_bar
+from judgerisk.aggregators._base import BaseAggregator, get_aggregator
 from judgerisk.aggregators.aggregate import aggregate
-from judgerisk.aggregators.base import BaseAggregator, get_aggregator
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import (
     ORIGINAL,
@@ -52,7 +53,6 @@ from judgerisk.risk.metrics import (
 )
 from judgerisk.risk.registry import COMPARED, RiskScore, get_risk_score, risk_score_table
 from judgerisk.risk.scur import scur_scores
-from judgerisk.splits import split_items
 from judgerisk.validation import error_labels
 
 __all__ = [

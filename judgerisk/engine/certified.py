@@ -56,10 +56,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from judgerisk._splits import PROTOCOLS, cross_fit_splits
 from judgerisk._util.progress import progress_bar
 from judgerisk._util.registry import NameView
+from judgerisk.aggregators._base import BaseAggregator, aggregator_name, reported_aggregators
 from judgerisk.aggregators.aggregate import aggregate
-from judgerisk.aggregators.base import BaseAggregator, aggregator_name, reported_aggregators
 from judgerisk.engine.describe import judge_accuracy
 from judgerisk.options import DEFAULT_SPLITS, ScoreSettings, SelectSettings, check_count
 from judgerisk.panel import (
@@ -83,7 +84,6 @@ from judgerisk.selective.protocol import (
 )
 from judgerisk.selective.registry import SELECTORS, get_selector
 from judgerisk.selective.scope import Scope
-from judgerisk.splits import PROTOCOLS, cross_fit_splits
 from judgerisk.validation import (
     check_accelerate,
     check_alpha,
@@ -171,7 +171,7 @@ def score_panel(
     seed : int, default 0
         First seed.
     aggregators : sequence of str, optional
-        Default :data:`judgerisk.aggregators.base.REPORTED_AGGREGATORS` (majority vote,
+        Default :data:`judgerisk.aggregators._base.REPORTED_AGGREGATORS` (majority vote,
         Dawid–Skene, then every aggregator registered beyond the built-ins). Aggregators (:func:`judgerisk.aggregators.aggregate.aggregate`) whose verdicts ("A"/"B") and
         posteriors are added as columns ``<name>`` and ``<name>_posterior``.
     baselines : sequence of str, default all of :data:`judgerisk.risk.baselines.BASELINES`
@@ -181,7 +181,7 @@ def score_panel(
     progress : bool, default False
         Show a progress bar over the splits.
     protocol : {"kfold", "paper"}, default :data:`judgerisk.options.DEFAULT_PROTOCOL`
-        Repeated K-fold cross-fitting (:func:`judgerisk.splits.cross_fit_splits`), or the
+        Repeated K-fold cross-fitting (:func:`judgerisk._splits.cross_fit_splits`), or the
         paper's protocol: independent random fit / reference / evaluation splits, where an
         item is scored (as a reference or evaluation item) in the splits that did not fit on
         it, and may be scored in none (NaN, with a warning).

@@ -14,7 +14,7 @@ import pandas as pd
 from judgerisk.aggregators.aggregate import majority_vote
 from judgerisk.families import family_pairs
 from judgerisk.panel import ORIGINAL, gold_labels, to_wide, verdicts, wide_table
-from judgerisk.panel.cell_table import CellTable
+from judgerisk.panel._cell_table import CellTable
 from judgerisk.risk.metrics import consensus_share, high_consensus
 
 __all__ = [
@@ -52,7 +52,7 @@ def judge_accuracy(panel: pd.DataFrame, condition: str = ORIGINAL) -> pd.Series:
 
 
 def _votes(panel: pd.DataFrame, condition: str) -> pd.DataFrame | CellTable:
-    """:func:`judgerisk.panel.verdicts`, held by its cells for a crowd (:mod:`judgerisk.panel.cell_table`)."""
+    """:func:`judgerisk.panel.verdicts`, held by its cells for a crowd (:mod:`judgerisk.panel._cell_table`)."""
     table = wide_table(panel, "verdict", condition)
     return table.astype(np.float64) if isinstance(table, pd.DataFrame) else table
 

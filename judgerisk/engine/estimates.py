@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from judgerisk.aggregators.base import aggregator_name, reported_aggregators
+from judgerisk.aggregators._base import aggregator_name, reported_aggregators
 from judgerisk.engine.certified import score_panel
 from judgerisk.estimate.ppi import (
     Estimate,

@@ -6,7 +6,7 @@ partitions included) too large for that is scored in two steps:
 
 1. **The fit, on a declared random sample.** The panel's item ids are read (one column), the
    cross-fitting splits are drawn over *all* of them exactly as in memory
-   (:func:`judgerisk.splits.fold_labels`, :func:`judgerisk.splits.split_items`), and a uniform
+   (:func:`judgerisk._splits.fold_labels`, :func:`judgerisk._splits.split_items`), and a uniform
    random sample of ``fit_sample`` items is drawn:
    ``numpy.random.default_rng([seed, SAMPLE_STREAM]).choice(n_items, fit_sample,
    replace=False)`` over the sorted ids (every item when the panel has at most ``fit_sample``
@@ -49,23 +49,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgerisk._splits import PROTOCOLS, SPLIT_NAMES, fold_labels, split_items
 from judgerisk._util.determinism import one_blas_thread
-from judgerisk.aggregators.aggregate import aggregate
-from judgerisk.aggregators.base import (
+from judgerisk.aggregators._base import (
     BaseAggregator,
     aggregator_name,
     make_aggregator,
     reported_aggregators,
 )
+from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.engine.certified import combine_repetitions
 from judgerisk.options import ANALYSIS, ScoreSettings, StreamSettings, check_count
 from judgerisk.panel import ORIGINAL, PanelError, check_scorable, validate_panel
+from judgerisk.risk._ecdf import FrozenECDF
 from judgerisk.risk.baselines import BASELINES, baseline_scores
-from judgerisk.risk.ecdf import FrozenECDF
 from judgerisk.risk.registry import get_risk_score
 from judgerisk.risk.scur import scur_scores
 from judgerisk.risk.signals import combine_scur, signal_c, signal_s, signal_u
-from judgerisk.splits import PROTOCOLS, SPLIT_NAMES, fold_labels, split_items
 
 __all__ = [
     "SAMPLE_STREAM",
@@ -733,7 +733,7 @@ def write_parquet_parts(
     one table at a time. The file is written in a private temporary folder beside ``path``
     and renamed when complete (:func:`judgerisk._util.safe_write.atomic_write`; nothing is
     left at ``path`` on a failure); ``finish(n_rows)`` gives the provenance record, stored in
-    the file's metadata (key :data:`judgerisk.provenance.PROVENANCE_KEY`) once every row is
+    the file's metadata (key :data:`judgerisk._provenance.PROVENANCE_KEY`) once every row is
     written.
 
     Returns
@@ -744,8 +744,8 @@ def write_parquet_parts(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from judgerisk._provenance import PROVENANCE_KEY
     from judgerisk._util.safe_write import atomic_write
-    from judgerisk.provenance import PROVENANCE_KEY
 
     written = [0]
 

@@ -20,15 +20,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from judgerisk._splits import split_items
 from judgerisk._util.progress import progress_bar
+from judgerisk.aggregators._base import BaseAggregator, aggregator_name
 from judgerisk.aggregators.aggregate import AGGREGATORS
-from judgerisk.aggregators.base import BaseAggregator, aggregator_name
 from judgerisk.engine.analysis import METHODS, aggregate_errors, risk_table, score_names
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import validate_panel
 from judgerisk.risk.metrics import RETENTION_FRACTIONS, retention_table
 from judgerisk.risk.registry import RiskScore
-from judgerisk.splits import split_items
 
 __all__ = [
     "RHOS",
@@ -103,7 +103,7 @@ def retention_analysis(
     panel : pandas.DataFrame
         A panel with ``gold``.
     seeds : iterable of int, default range(5)
-        One fit / reference / evaluation split per seed (:func:`judgerisk.splits.split_items`).
+        One fit / reference / evaluation split per seed (:func:`judgerisk._splits.split_items`).
     aggregators : sequence of str, default every registered aggregator
         Names of :data:`judgerisk.aggregators.aggregate.AGGREGATORS`.
     methods : sequence of str, default SCUR and every registered baseline

@@ -408,7 +408,7 @@ def active_ppi_mean(
     Notes
     -----
     The tuned :math:`\\hat\\lambda` is chosen on the same labels it weights, which shrinks
-    the variance estimate a little: in :mod:`judgerisk.estimate.simulation` (2,000
+    the variance estimate a little: in :mod:`judgerisk.estimate._simulation` (2,000
     repetitions, 50-100 labels from 1,000 items, the default floor) the tuned interval covers
     0.878-0.890 at level 0.9 and the :math:`\\lambda = 1` one 0.891-0.904, for a width about
     2 % larger. Pass ``lam=1.0`` where the level matters more than the width.

@@ -4,22 +4,20 @@ Main entry points: :func:`extract_logprobs` (a transformers model or any Judge) 
 :func:`run_judge` (the one extraction loop every backend goes through); :func:`open_judge` builds
 a judge by backend name (``hf``, ``gguf``, ``openai``). Prompts are versioned data
 (``judgerisk/extract/templates/*.json``); generation baselines (verbalized confidence,
-self-consistency) live in :mod:`judgerisk.extract.generation`.
+self-consistency) live in :mod:`judgerisk.extract._generation`.
 """
 
-from judgerisk.extract.backends import JUDGE_BACKENDS, open_judge, register_backend
-from judgerisk.extract.extract import (
+from judgerisk.extract._extract import (
     canonical_logit,
     extract_logprobs,
     prepare_prompts,
     run_judge,
 )
-from judgerisk.extract.forward import AUTO_BATCH, last_logprobs, left_pad
-from judgerisk.extract.generation import parse_verbalized, self_consistency, verbalized_confidence
-from judgerisk.extract.judge import HFJudge, Judge, VerdictLogprobs, as_judge
-from judgerisk.extract.judges import BUNDLED_JUDGES, SMOLLM2, bundled_gguf, load_judge
-from judgerisk.extract.parts import read_parts
-from judgerisk.extract.prompts import (
+from judgerisk.extract._forward import AUTO_BATCH, last_logprobs, left_pad
+from judgerisk.extract._generation import parse_verbalized, self_consistency, verbalized_confidence
+from judgerisk.extract._judges import BUNDLED_JUDGES, SMOLLM2, bundled_gguf, load_judge
+from judgerisk.extract._parts import read_parts
+from judgerisk.extract._prompts import (
     PLAIN_CHAT_TEMPLATE,
     Template,
     build_prompts,
@@ -29,8 +27,10 @@ from judgerisk.extract.prompts import (
     render_chat,
     render_chats,
 )
+from judgerisk.extract._tokens import VerdictTokens, encode_prompt, resolve_verdict_tokens
+from judgerisk.extract.backends import JUDGE_BACKENDS, open_judge, register_backend
+from judgerisk.extract.judge import HFJudge, Judge, VerdictLogprobs, as_judge
 from judgerisk.extract.remote import OpenAIJudge
-from judgerisk.extract.tokens import VerdictTokens, encode_prompt, resolve_verdict_tokens
 
 __all__ = [
     "JUDGE_BACKENDS",

@@ -193,7 +193,7 @@ def load_tokenizer(model: str, chat_template: str | None = None) -> Any:
     """The tokenizer of a bundled judge, a ``.gguf`` file, a model folder or a cached hub id."""
     from transformers import AutoTokenizer
 
-    from judgerisk.extract.judges import BUNDLED_JUDGES, bundled_gguf
+    from judgerisk.extract._judges import BUNDLED_JUDGES, bundled_gguf
 
     if model in BUNDLED_JUDGES or str(model).lower().endswith(".gguf"):
         path = bundled_gguf(model) if model in BUNDLED_JUDGES else Path(model).expanduser()
@@ -219,8 +219,8 @@ def _hf(
     ``device`` None is CUDA when there is one; under torchrun, each rank's own device.
     """
     _no_options("hf", unused)
-    from judgerisk.extract.extract import shard_device
-    from judgerisk.extract.judges import load_judge
+    from judgerisk.extract._extract import shard_device
+    from judgerisk.extract._judges import load_judge
 
     if model is None:
         raise ValueError(
@@ -232,7 +232,7 @@ def _hf(
     if path is None and model not in _bundled():
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        from judgerisk.extract.forward import resolve_dtype
+        from judgerisk.extract._forward import resolve_dtype
 
         kwargs = {} if dtype is None else {"dtype": resolve_dtype(dtype)}
         tok = _from_hub(AutoTokenizer, model)
@@ -290,7 +290,7 @@ def _openai(
 
 
 def _bundled() -> dict:
-    from judgerisk.extract.judges import BUNDLED_JUDGES
+    from judgerisk.extract._judges import BUNDLED_JUDGES
 
     return BUNDLED_JUDGES
 

@@ -10,8 +10,8 @@ Both act on prompts already rendered by the judge's own chat template (:meth:`Ju
 :class:`HFJudge` implements the protocol for a Hugging Face transformers causal LM and its
 tokenizer; another backend (vLLM, llama.cpp, an API) implements the same four members and is then
 accepted by :func:`~judgerisk.extract.extract_logprobs`,
-:func:`~judgerisk.extract.generation.verbalized_confidence` and
-:func:`~judgerisk.extract.generation.self_consistency` in place of ``model`` (with
+:func:`~judgerisk.extract._generation.verbalized_confidence` and
+:func:`~judgerisk.extract._generation.self_consistency` in place of ``model`` (with
 ``tokenizer=None``).
 """
 
@@ -23,10 +23,10 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 import numpy as np
 
 from judgerisk._util.hashing import sha256_text
-from judgerisk.extract.fingerprint import model_fingerprint
-from judgerisk.extract.forward import AUTO_BATCH, iter_batches, left_pad, prepare_model
-from judgerisk.extract.prompts import render_chats
-from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
+from judgerisk.extract._fingerprint import model_fingerprint
+from judgerisk.extract._forward import AUTO_BATCH, iter_batches, left_pad, prepare_model
+from judgerisk.extract._prompts import render_chats
+from judgerisk.extract._tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
 
 __all__ = [
     "GeneratingJudge",
@@ -43,7 +43,7 @@ class JudgeAnswerError(ValueError):
     """A backend's answer that cannot be used (malformed, impossible, from another model).
 
     ``position`` is the index, in the :meth:`Judge.verdict_logprobs` call, of the prompt whose
-    answer it was (None when not known); :func:`~judgerisk.extract.extract.run_judge` adds the
+    answer it was (None when not known); :func:`~judgerisk.extract._extract.run_judge` adds the
     item and condition to the message. A :class:`ValueError`: the command line exits with 2.
     """
 
@@ -54,7 +54,7 @@ class RunStopped(RuntimeError):
     """A run that stopped before every prompt had its answer; the answered ones are kept.
 
     Raised by a backend (a server that asks to wait too long, too many prompts in a row with no
-    answer, the run's deadline) or by :func:`~judgerisk.extract.extract.run_judge` when prompts
+    answer, the run's deadline) or by :func:`~judgerisk.extract._extract.run_judge` when prompts
     were left unanswered. ``partial`` holds the answers of the call that stopped (its
     ``missing`` rows unanswered), which ``run_judge`` stores before re-raising, so rerunning
     the same command resumes. Exit code 1.
@@ -109,7 +109,7 @@ class VerdictLogprobs(NamedTuple):
 class Judge(Protocol):
     """An LLM judge backend (structural type: any object with these members is a Judge).
 
-    Optional members used by :func:`~judgerisk.extract.extract.run_judge` when present:
+    Optional members used by :func:`~judgerisk.extract._extract.run_judge` when present:
     ``describe() -> dict`` (what identifies the judge's numbers: model files' hash, dtype, chat
     template, server model; part of the resume manifest, so a resumed run with a different judge
     is refused) and ``chunk_size`` (prompts per :meth:`verdict_logprobs` call).
@@ -136,7 +136,7 @@ class Judge(Protocol):
 @runtime_checkable
 class GeneratingJudge(Judge, Protocol):
     """A :class:`Judge` that can also generate text, which the generation baselines need
-    (:mod:`judgerisk.extract.generation`: verbalized confidence, self-consistency). A backend
+    (:mod:`judgerisk.extract._generation`: verbalized confidence, self-consistency). A backend
     that only returns verdict log-probabilities (a server's top-k list) leaves it out."""
 
     def generate(
@@ -164,13 +164,13 @@ class HFJudge:
     name : str, optional
         Judge name (default: last component of the model's path).
     device, dtype : optional
-        Where and in which precision to run (see :func:`judgerisk.extract.forward.prepare_model`);
+        Where and in which precision to run (see :func:`judgerisk.extract._forward.prepare_model`);
         default: leave the model as loaded.
     chat_template : str, optional
         Jinja chat template overriding the tokenizer's.
     batch_size : int or "auto", default "auto"
         Rows per forward pass of :meth:`verdict_logprobs` (adaptive, see
-        :func:`judgerisk.extract.forward.iter_batches`).
+        :func:`judgerisk.extract._forward.iter_batches`).
     generate_batch_size : int, default 8
         Prompts per :meth:`generate` call of the model.
 

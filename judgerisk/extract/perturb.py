@@ -1,7 +1,7 @@
 """Perturbed items: every condition's prompt as text, for judges run with other tools.
 
 :func:`perturb_items` renders the items under the chosen conditions exactly as the extraction
-does (:func:`judgerisk.extract.prompts.build_prompts`: the template's table for its own
+does (:func:`judgerisk.extract._prompts.build_prompts`: the template's table for its own
 conditions, the perturbation families of :mod:`judgerisk.families` for the others), and returns
 one row per (item, condition) with the system and user messages, the assistant prefill, the
 labels and verdict strings to read, and the answers as shown. ``judgerisk perturb`` writes it.
@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from judgerisk.extract.prompts import (
+from judgerisk.extract._prompts import (
     Template,
     build_prompts,
     item_chunks,
@@ -72,11 +72,11 @@ def perturb_items(
     ----------
     items : DataFrame or path
         ``item, prompt, answer_a, answer_b[, gold, ...]`` (what
-        :func:`judgerisk.extract.prompts.read_items` reads).
+        :func:`judgerisk.extract._prompts.read_items` reads).
     conditions : sequence of str, default :data:`PERTURB_CONDITIONS`
         Condition names (the template's own, or any a perturbation family declares).
     template : str, path or dict, default :data:`judgerisk.options.DEFAULT_TEMPLATE`
-        The prompt template (:func:`judgerisk.extract.prompts.load_template`).
+        The prompt template (:func:`judgerisk.extract._prompts.load_template`).
     seed : int, default 0
         Perturbation seed of the families that draw (format, verbosity).
 
@@ -119,7 +119,7 @@ def perturb_chunks(
 ) -> Iterator[pd.DataFrame]:
     """:func:`perturb_items` ``chunk_items`` items at a time: the same rows, in the same order.
 
-    The items are read chunk by chunk (:func:`judgerisk.extract.prompts.item_chunks`), so
+    The items are read chunk by chunk (:func:`judgerisk.extract._prompts.item_chunks`), so
     the memory is that of one chunk whatever the file's size; concatenated, the chunks are
     :func:`perturb_items`'s table (each item's rows depend on the item, the condition and the
     seed only). ``chunk_items`` defaults to :data:`CHUNK_ITEMS`.

@@ -55,6 +55,7 @@ from typing import Any
 import numpy as np
 
 from judgerisk._util.hashing import sha256_text
+from judgerisk.extract._tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
 from judgerisk.extract.http_client import (
     DEFAULT_MAX_FAILURES,
     DEFAULT_MAX_WAIT,
@@ -72,7 +73,6 @@ from judgerisk.extract.judge import (
     VerdictLogprobs,
     render_with_template,
 )
-from judgerisk.extract.tokens import VerdictTokens, encode_prompts, resolve_verdict_tokens
 from judgerisk.extract.topk import AnswerError, field, match_verdict, parse_answer, top_list
 
 __all__ = [

@@ -1,11 +1,11 @@
 """Perturbation families: which pairs of conditions differ by one change that should not matter.
 
-A facade over :mod:`judgerisk.families.base` (the registry, condition names, pairs) and
-:mod:`judgerisk.families.builtin` (order, rubric, label, format, verbosity); the book's chapter
+A facade over :mod:`judgerisk.families._base` (the registry, condition names, pairs) and
+:mod:`judgerisk.families._builtin` (order, rubric, label, format, verbosity); the book's chapter
 "Which perturbations reveal risk?" and the Methods reference (§1, §4) explain them.
 """
 
-from judgerisk.families.base import (
+from judgerisk.families._base import (
     DECLARED,
     FAMILIES,
     ORIGINAL,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from judgerisk.importers.registry import (
+from judgerisk.importers._registry import (
     BUILTIN_FORMATS,
     IMPORTERS,
     Importer,

@@ -22,13 +22,13 @@ gold       "A" / "B" (optional; read only for evaluation)
 
 The package splits the contract by concern, one module each:
 
-- :mod:`~judgerisk.panel.contract`: the contract's checks, run once where a panel enters
+- :mod:`~judgerisk.panel._contract`: the contract's checks, run once where a panel enters
   (:func:`validate_panel`, :func:`check_scorable`) and the input error :class:`PanelError`;
-- :mod:`~judgerisk.panel.files`: reading and writing (:func:`load_panel`, :func:`save_panel`);
-- :mod:`~judgerisk.panel.reshape`: item x judge tables, votes, gold labels, integer codes;
-- :mod:`~judgerisk.panel.pairs`: one judge in both answer orders;
-- :mod:`~judgerisk.panel.cell_table`: an item x judge table held by its observed cells;
-- :mod:`~judgerisk.panel.overlap`: which judges share items.
+- :mod:`~judgerisk.panel._files`: reading and writing (:func:`load_panel`, :func:`save_panel`);
+- :mod:`~judgerisk.panel._reshape`: item x judge tables, votes, gold labels, integer codes;
+- :mod:`~judgerisk.panel._pairs`: one judge in both answer orders;
+- :mod:`~judgerisk.panel._cell_table`: an item x judge table held by its observed cells;
+- :mod:`~judgerisk.panel._overlap`: which judges share items.
 
 References
 ----------
@@ -41,41 +41,41 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-#: Where each name of the facade lives. Importing a submodule (``judgerisk.panel.cell_table``)
+#: Where each name of the facade lives. Importing a submodule (``judgerisk.panel._cell_table``)
 #: runs this file, so it imports nothing itself: each name is imported on first use.
 _LAZY: dict[str, str] = {
-    "CONDITIONS": "judgerisk.panel.contract",
-    "DECLARED": "judgerisk.panel.contract",
-    "FAMILIES": "judgerisk.panel.contract",
-    "LOGIT_CLIP": "judgerisk.panel.contract",
-    "ORIGINAL": "judgerisk.panel.contract",
-    "PanelError": "judgerisk.panel.contract",
-    "PanelFileNotFoundError": "judgerisk.panel.contract",
-    "check_scorable": "judgerisk.panel.contract",
-    "refuse_unscorable": "judgerisk.panel.contract",
-    "validate_panel": "judgerisk.panel.contract",
-    "validate_scores": "judgerisk.panel.contract",
-    "warn_ties_and_orientation": "judgerisk.panel.contract",
-    "load_panel": "judgerisk.panel.files",
-    "read_table": "judgerisk.panel.files",
-    "save_panel": "judgerisk.panel.files",
-    "write_table": "judgerisk.panel.files",
-    "PAIR_COLUMNS": "judgerisk.panel.pairs",
-    "both_orders": "judgerisk.panel.pairs",
-    "order_pairs": "judgerisk.panel.pairs",
-    "pairs_to_panel": "judgerisk.panel.pairs",
-    "PanelArrays": "judgerisk.panel.reshape",
-    "cell_table": "judgerisk.panel.reshape",
-    "encode_panel": "judgerisk.panel.reshape",
-    "gold_labels": "judgerisk.panel.reshape",
-    "to_long": "judgerisk.panel.reshape",
-    "to_wide": "judgerisk.panel.reshape",
-    "verdicts": "judgerisk.panel.reshape",
-    "wide_table": "judgerisk.panel.reshape",
+    "CONDITIONS": "judgerisk.panel._contract",
+    "DECLARED": "judgerisk.panel._contract",
+    "FAMILIES": "judgerisk.panel._contract",
+    "LOGIT_CLIP": "judgerisk.panel._contract",
+    "ORIGINAL": "judgerisk.panel._contract",
+    "PanelError": "judgerisk.panel._contract",
+    "PanelFileNotFoundError": "judgerisk.panel._contract",
+    "check_scorable": "judgerisk.panel._contract",
+    "refuse_unscorable": "judgerisk.panel._contract",
+    "validate_panel": "judgerisk.panel._contract",
+    "validate_scores": "judgerisk.panel._contract",
+    "warn_ties_and_orientation": "judgerisk.panel._contract",
+    "load_panel": "judgerisk.panel._files",
+    "read_table": "judgerisk.panel._files",
+    "save_panel": "judgerisk.panel._files",
+    "write_table": "judgerisk.panel._files",
+    "PAIR_COLUMNS": "judgerisk.panel._pairs",
+    "both_orders": "judgerisk.panel._pairs",
+    "order_pairs": "judgerisk.panel._pairs",
+    "pairs_to_panel": "judgerisk.panel._pairs",
+    "PanelArrays": "judgerisk.panel._reshape",
+    "cell_table": "judgerisk.panel._reshape",
+    "encode_panel": "judgerisk.panel._reshape",
+    "gold_labels": "judgerisk.panel._reshape",
+    "to_long": "judgerisk.panel._reshape",
+    "to_wide": "judgerisk.panel._reshape",
+    "verdicts": "judgerisk.panel._reshape",
+    "wide_table": "judgerisk.panel._reshape",
 }
 
 if TYPE_CHECKING:
-    from judgerisk.panel.contract import (
+    from judgerisk.panel._contract import (
         CONDITIONS,
         DECLARED,
         FAMILIES,
@@ -89,9 +89,9 @@ if TYPE_CHECKING:
         validate_scores,
         warn_ties_and_orientation,
     )
-    from judgerisk.panel.files import load_panel, read_table, save_panel, write_table
-    from judgerisk.panel.pairs import PAIR_COLUMNS, both_orders, order_pairs, pairs_to_panel
-    from judgerisk.panel.reshape import (
+    from judgerisk.panel._files import load_panel, read_table, save_panel, write_table
+    from judgerisk.panel._pairs import PAIR_COLUMNS, both_orders, order_pairs, pairs_to_panel
+    from judgerisk.panel._reshape import (
         PanelArrays,
         cell_table,
         encode_panel,

@@ -37,6 +37,7 @@ from typing import Any
 
 import pandas as pd
 
+from judgerisk._provenance import command_text
 from judgerisk._util.determinism import one_blas_thread
 from judgerisk._util.safe_write import atomic_write, atomic_write_group, private_folder
 from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings
@@ -47,7 +48,6 @@ from judgerisk.panel import (
     refuse_unscorable,
     warn_ties_and_orientation,
 )
-from judgerisk.provenance import command_text
 from judgerisk.report._in_process import collector_spared
 
 __all__ = [
@@ -369,13 +369,13 @@ def render_report(
     -------
     pathlib.Path
         The HTML file. It embeds the score table (csv download link) and the provenance
-        record (:mod:`judgerisk.provenance`), which ``judgerisk verify`` reads.
+        record (:mod:`judgerisk._provenance`), which ``judgerisk verify`` reads.
     """
     import warnings
 
     import jupytext
 
-    from judgerisk.provenance import (
+    from judgerisk._provenance import (
         check_output_path,
         finish_record,
         html_record_tag,
@@ -591,7 +591,7 @@ def _certification_to_file(
     panel: pd.DataFrame, params: dict, scores: pd.DataFrame, path: Path
 ) -> dict[str, Any]:
     """The panel report's check of its certified decisions
-    (:func:`judgerisk.report.content.certification_check`, the arguments its notebook passes)
+    (:func:`judgerisk.report._content.certification_check`, the arguments its notebook passes)
     written to ``path``, and the notebook parameters that make its cell read it
     (``certified_path``) and show the warnings it raised (``certified_warnings``).
 
@@ -599,7 +599,7 @@ def _certification_to_file(
     """
     import warnings
 
-    from judgerisk.report.content import certification_check, recorded_warnings
+    from judgerisk.report._content import certification_check, recorded_warnings
 
     try:
         with warnings.catch_warnings(record=True) as caught:

@@ -31,7 +31,7 @@ import pandas as pd
 
 from judgerisk.aggregators.dawid_skene import DawidSkene
 from judgerisk.panel import ORIGINAL, to_wide, validate_panel, verdicts, wide_table
-from judgerisk.panel.cell_table import CellTable
+from judgerisk.panel._cell_table import CellTable
 from judgerisk.risk.registry import BASELINES, register_risk_score, risk_score_table
 from judgerisk.risk.signals import binary_entropy
 
@@ -322,7 +322,7 @@ def baseline_scores(
         raise ValueError(f"unknown baseline(s) {unknown}; choose from {list(BASELINES)}")
     if check_input:
         panel = validate_panel(panel, conditions=None)
-    # a crowd's tables are held by their cells (judgerisk.panel.cell_table): memory grows with its cells
+    # a crowd's tables are held by their cells (judgerisk.panel._cell_table): memory grows with its cells
     probs = wide_table(panel, "p", ORIGINAL)
     votes = wide_table(panel, "verdict", ORIGINAL)
     if isinstance(votes, pd.DataFrame):

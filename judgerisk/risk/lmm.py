@@ -10,7 +10,7 @@ parameters give leave-one-judge-out (LOJO) predictions for items not used in the
 (Methods reference §3).
 
 The solver (sufficient statistics, block sweeps, Anderson and L-BFGS runs, the stopping rule)
-lives in :mod:`judgerisk.risk.lmm_solver`; this module is the estimator.
+lives in :mod:`judgerisk.risk._lmm_solver`; this module is the estimator.
 
 References
 ----------
@@ -32,8 +32,8 @@ from threadpoolctl import threadpool_limits
 
 from judgerisk.options import check_count
 from judgerisk.panel import PanelArrays, PanelError, encode_panel, validate_panel
-from judgerisk.panel.cell_table import is_sparse
-from judgerisk.risk.lmm_solver import (
+from judgerisk.panel._cell_table import is_sparse
+from judgerisk.risk._lmm_solver import (
     BLOCKS,
     Design,
     Penalties,

@@ -21,7 +21,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk.options import ANALYSIS
-from judgerisk.panel.cell_table import CellTable
+from judgerisk.panel._cell_table import CellTable
 from judgerisk.validation import tie_blocks
 
 __all__ = [

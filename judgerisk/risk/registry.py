@@ -2,7 +2,7 @@
 
 Every score the analyses, the certified decisions, the CLI, the report and the figures iterate
 over is registered here with :func:`register_risk_score`, together with its display name and
-colour (kept in :mod:`judgerisk.plots.style`). A baseline-kind score is a function of the panel's
+colour (kept in :mod:`judgerisk._plots.style`). A baseline-kind score is a function of the panel's
 original-condition wide tables; SCUR and its components are computed jointly by
 :func:`judgerisk.risk.scur.scur_scores` and only named here. Book chapters "SCUR signals" and
 "Baselines and aggregators".
@@ -19,7 +19,7 @@ import pandas as pd
 
 from judgerisk._util.registry import NameView, Registry
 from judgerisk.families import FAMILIES
-from judgerisk.panel.cell_table import as_dense
+from judgerisk.panel._cell_table import as_dense
 
 __all__ = [
     "BASELINES",
@@ -62,13 +62,13 @@ class RiskScore:
     label : str
         Display name in tables and figures (the name when none was given).
     color : str or None
-        Colour in figures (:mod:`judgerisk.plots.style` reads it; grey when None).
+        Colour in figures (:mod:`judgerisk._plots.style` reads it; grey when None).
     uses_panel : bool
         Whether :attr:`compute` takes the keyword ``panel``: the whole validated panel, every
         condition included (swap, rubric changes), besides the original-condition tables.
     cells : bool
         Whether :attr:`compute` also reads the tables of a sparse panel held by their cells
-        (:class:`judgerisk.panel.cell_table.CellTable`); a score that does not gets dense DataFrames.
+        (:class:`judgerisk.panel._cell_table.CellTable`); a score that does not gets dense DataFrames.
     """
 
     name: str
@@ -194,7 +194,7 @@ def register_risk_score(
     ``label`` and ``color`` are stored on the :class:`RiskScore` entry, where every table and
     figure reads them, so every figure names and colours the score the same way. ``cells``
     says that the function also reads a sparse panel's tables held by their cells
-    (:class:`judgerisk.panel.cell_table.CellTable`); otherwise it always gets dense DataFrames.
+    (:class:`judgerisk.panel._cell_table.CellTable`); otherwise it always gets dense DataFrames.
 
     Examples
     --------

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from judgerisk._splits import SPLIT_NAMES, split_items
 from judgerisk.families import FAMILIES, get_family
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import PanelError, validate_panel
-from judgerisk.risk.ecdf import FrozenECDF
+from judgerisk.risk._ecdf import FrozenECDF
 from judgerisk.risk.signals import (
     PREDICTION_COLUMNS,
     Z_COLUMNS,
@@ -33,7 +34,6 @@ from judgerisk.risk.signals import (
     signal_s,
     signal_u,
 )
-from judgerisk.splits import SPLIT_NAMES, split_items
 
 __all__ = ["ScurResult", "scur_scores"]
 
@@ -175,7 +175,7 @@ def scur_scores(
         error). A ``gold`` column, if present, is removed before anything else happens: no
         gold label is read.
     seed : int
-        Seed of the item split (:func:`judgerisk.splits.split_items`) and the LMM's
+        Seed of the item split (:func:`judgerisk._splits.split_items`) and the LMM's
         ``random_state``; the same seed gives identical numbers.
     splits : sequence of three floats, default ``ANALYSIS.fractions``
         Fit / reference / evaluation fractions.
@@ -198,7 +198,7 @@ def scur_scores(
         itself, which is stochastically larger than a uniform when both families are kept.
     split : pandas.Series, optional
         A given fit / reference / evaluation label for every item (e.g. one fold of
-        :func:`judgerisk.splits.cross_fit_splits`); then ``splits`` is not used and ``seed``
+        :func:`judgerisk._splits.cross_fit_splits`); then ``splits`` is not used and ``seed``
         only seeds the LMM's restarts.
     check_input : bool, default True
         Validate the panel. ``False`` skips every check, for callers that pass a panel

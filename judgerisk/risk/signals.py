@@ -31,7 +31,7 @@ Public API (stable; other modules code against it)
 ``scur_scores(panel, seed, splits=ANALYSIS.fractions, c_kind="xent", s_kind="prob",
 u_conditions="original", lmm=None, lmm_params=None, s_norm="ecdf", split=None,
 check_input=True, s_families=None) -> ScurResult`` (``split``: a given fold of
-:func:`judgerisk.splits.cross_fit_splits`), in :mod:`judgerisk.risk.scur`
+:func:`judgerisk._splits.cross_fit_splits`), in :mod:`judgerisk.risk.scur`
 ``explain(result, item, panel=None) -> ItemExplanation`` (the paper's Table 2 for one item)
 ``riskiest(result, n=10, split="evaluation", threshold=0.9) -> DataFrame`` (Table-2-like list),
 both in :mod:`judgerisk.risk.explain`
@@ -46,7 +46,7 @@ both in :mod:`judgerisk.risk.explain`
         its reference ECDF. A dropped component has NaN ``z``.
     ``split``
         Series by item over *all* items (fit items too): ``"fit"``, ``"reference"``,
-        ``"evaluation"`` (from :func:`judgerisk.splits.split_items`).
+        ``"evaluation"`` (from :func:`judgerisk._splits.split_items`).
     ``lmm``
         The :class:`~judgerisk.risk.lmm.LatentMeasurementModel` fitted on the fit items.
     ``predictions``
@@ -59,7 +59,7 @@ both in :mod:`judgerisk.risk.explain`
     ``combined``
         Tuple of the z columns (among ``z_U, z_C, z_S``) that entered SCUR.
     ``ecdfs``
-        Dict component -> :class:`~judgerisk.risk.ecdf.FrozenECDF` (``"S"`` is the ECDF of the max).
+        Dict component -> :class:`~judgerisk.risk._ecdf.FrozenECDF` (``"S"`` is the ECDF of the max).
     ``settings``
         Dict of the arguments (seed, splits, c_kind, s_kind, u_conditions, s_norm,
         s_families).
@@ -85,7 +85,7 @@ from scipy.special import entr
 
 from judgerisk.families import family_pairs, reported_families
 from judgerisk.panel import ORIGINAL
-from judgerisk.panel.cell_table import is_sparse
+from judgerisk.panel._cell_table import is_sparse
 from judgerisk.risk.registry import COMPONENTS as REGISTERED_COMPONENTS
 
 __all__ = [

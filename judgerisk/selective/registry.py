@@ -71,7 +71,7 @@ class Selector:
     reference : callable
         The plain per-split rule (:data:`Reference`), run by ``split_protocol(loop=True)``.
     label, color : str
-        Display name and colour (read by :mod:`judgerisk.plots`).
+        Display name and colour (read by :mod:`judgerisk._plots`).
     """
 
     name: str

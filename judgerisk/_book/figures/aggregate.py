@@ -10,8 +10,8 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 
+from judgerisk._plots import style
 from judgerisk.aggregators.aggregate import AGGREGATORS
-from judgerisk.plots import style
 from judgerisk.risk.registry import COMPARED
 
 __all__ = [

@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from judgerisk.plots import style
+from judgerisk._plots import style
 
 __all__ = ["plot_margin_curve"]
 

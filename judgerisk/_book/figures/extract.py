@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from judgerisk._plots import style
 from judgerisk.options import ANALYSIS
 from judgerisk.panel import validate_panel
-from judgerisk.plots import style
 
 __all__ = ["plot_condition_logits", "plot_verdict_mass"]
 

@@ -9,7 +9,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 
-from judgerisk.plots import style
+from judgerisk._plots import style
 
 __all__ = [
     "plot_auroc_intervals",

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from judgerisk.plots import style
+from judgerisk._plots import style
 from judgerisk.risk.lmm import LatentMeasurementModel, align_to_reference
 
 __all__ = [

@@ -6,8 +6,8 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.axes import Axes
 
+from judgerisk._plots import style
 from judgerisk.engine.describe import consensus, flip_rates, judge_accuracy
-from judgerisk.plots import style
 
 __all__ = ["plot_judge_accuracy", "plot_consensus", "plot_flip_rates", "plot_logit_by_condition"]
 

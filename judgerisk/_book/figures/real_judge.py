@@ -1,6 +1,6 @@
 """Figures for a real judge's panel: position bias, verdict mass, accuracy by subset, confidence.
 
-Method names and colours come from :mod:`judgerisk.plots.style`.
+Method names and colours come from :mod:`judgerisk._plots.style`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from judgerisk.plots import style
+from judgerisk._plots import style
 
 __all__ = [
     "plot_p_by_condition",
@@ -64,7 +64,7 @@ def plot_mass_by_condition(
 def plot_accuracy_by_group(table: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Heat map of accuracy against gold: conditions (rows) by item group (columns).
 
-    ``table`` is :func:`judgerisk.extract.diagnostics.accuracy_by_group` output.
+    ``table`` is :func:`judgerisk._book.diagnostics.accuracy_by_group` output.
     """
     ax = ax or plt.subplots(figsize=(7, 3.2), layout="constrained")[1]
     sns.heatmap(

@@ -12,8 +12,8 @@ import seaborn as sns
 from matplotlib.axes import Axes
 from matplotlib.patches import Patch
 
+from judgerisk._plots import style
 from judgerisk.engine.analysis import SUBSET_NAMES
-from judgerisk.plots import style
 from judgerisk.risk.registry import COMPARED
 
 __all__ = [

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from judgerisk.plots import style
+from judgerisk._plots import style
 from judgerisk.selective.metrics import reliability_table
 
 __all__ = ["reliability_diagrams", "risk_coverage_curves"]

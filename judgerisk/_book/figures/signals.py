@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
-from judgerisk.plots import style
+from judgerisk._plots import style
 from judgerisk.risk.registry import COMPONENTS
 
 __all__ = [

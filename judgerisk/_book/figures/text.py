@@ -71,7 +71,7 @@ def interval_table(table: pd.DataFrame, label: Callable[[str], str] = str) -> pd
     table : pandas.DataFrame
         Output of :func:`judgerisk._book.studies.paired.compare_scores`.
     label : callable, default str
-        Display name of a method key (e.g. :func:`judgerisk.plots.style.label`).
+        Display name of a method key (e.g. :func:`judgerisk._plots.style.label`).
     """
     cells = table.assign(
         cell=[format_interval(d, lo, hi) for d, lo, hi in table[["diff", "low", "high"]].values],

@@ -3,7 +3,7 @@
 :func:`margin_curve` pools the first R repetitions of a cross-fitting run for R = 1, 2, ...
 (:func:`judgerisk._book.studies.pooled.pool_tables`, no refit per R) and compares SCUR with the
 strongest baseline by the paired bootstrap (:mod:`judgerisk._book.studies.paired`), under both
-protocols of :func:`judgerisk.splits.cross_fit_splits`. :func:`settled_at` reads off the
+protocols of :func:`judgerisk._splits.cross_fit_splits`. :func:`settled_at` reads off the
 number of repetitions from which the verdict and the margin stop moving.
 
 References
@@ -22,10 +22,10 @@ import pandas as pd
 
 from judgerisk._book.studies.paired import compare_scores
 from judgerisk._book.studies.pooled import pool_tables, repetition_tables
+from judgerisk._splits import PROTOCOLS
 from judgerisk.engine.analysis import risk_context
 from judgerisk.options import ANALYSIS, DEFAULT_FOLDS
 from judgerisk.risk.registry import BASELINES
-from judgerisk.splits import PROTOCOLS
 
 __all__ = ["CURVE_COLUMNS", "SETTLE_TOLERANCE", "margin_curve", "settled_at"]
 
@@ -70,7 +70,7 @@ def margin_curve(
         Numbers of repetitions R (seeds ``seed .. seed + R - 1``); the largest is run, the
         others pool its first R repetitions.
     protocols : sequence of str, default ("kfold", "paper")
-        Protocols of :func:`judgerisk.splits.cross_fit_splits`.
+        Protocols of :func:`judgerisk._splits.cross_fit_splits`.
     seed : int, default 0
     subset : str, default "all"
         Item subset of :data:`judgerisk._book.studies.paired.PAIRED_SUBSETS`.

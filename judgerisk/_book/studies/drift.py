@@ -27,8 +27,7 @@ import numpy as np
 import pandas as pd
 
 from judgerisk.panel import encode_panel, validate_panel
-from judgerisk.risk.lmm import LatentMeasurementModel
-from judgerisk.risk.lmm_solver import (
+from judgerisk.risk._lmm_solver import (
     BLOCKS,
     Design,
     Params,
@@ -39,6 +38,7 @@ from judgerisk.risk.lmm_solver import (
     margin_change,
     run_plain,
 )
+from judgerisk.risk.lmm import LatentMeasurementModel
 
 __all__ = ["SweepDrift", "sweep_drift"]
 

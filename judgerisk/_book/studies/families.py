@@ -27,7 +27,7 @@ import pandas as pd
 
 from judgerisk._book.studies.paired import auroc_interval, paired_auroc_difference, verdict
 from judgerisk.families import FAMILIES, family_pairs, get_family, parse_condition, swapped_twin
-from judgerisk.families.builtin import LABEL_SETS
+from judgerisk.families._builtin import LABEL_SETS
 from judgerisk.options import ANALYSIS, SIMULATE
 from judgerisk.panel import ORIGINAL, PanelError, gold_labels, validate_panel
 from judgerisk.risk.metrics import auroc

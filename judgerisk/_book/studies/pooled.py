@@ -21,6 +21,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from judgerisk._splits import DEFAULT_REPEATS, cross_fit_splits
 from judgerisk.engine.analysis import RiskContext, risk_context
 from judgerisk.options import ANALYSIS, DEFAULT_FOLDS, DEFAULT_PROTOCOL
 from judgerisk.panel import validate_panel
@@ -28,7 +29,6 @@ from judgerisk.risk.metrics import vote_patterns
 from judgerisk.risk.registry import BASELINES, risk_score_table
 from judgerisk.risk.scur import scur_scores
 from judgerisk.risk.signals import combine_scur
-from judgerisk.splits import DEFAULT_REPEATS, cross_fit_splits
 
 __all__ = ["ABLATION", "OPTIONS", "pool_tables", "pooled_scores", "repetition_tables"]
 
@@ -120,13 +120,13 @@ def pooled_scores(
         A panel with ``gold`` (only read for the error labels, after every score is computed).
     seeds : iterable of int, optional
         Seeds of the repetitions (consecutive; default ``range(DEFAULT_REPEATS)``,
-        :data:`judgerisk.splits.DEFAULT_REPEATS`). Under ``"kfold"`` each repetition is a new
+        :data:`judgerisk._splits.DEFAULT_REPEATS`). Under ``"kfold"`` each repetition is a new
         partition into ``n_folds`` folds, each fold evaluated once; under ``"paper"`` each seed
         is one random fit / reference / evaluation split (as in
         :func:`judgerisk.engine.analysis.evaluate_risk`).
     protocol : {"kfold", "paper"}, default "kfold"
         Repeated K-fold cross-fitting or the paper's independent random splits
-        (:func:`judgerisk.splits.cross_fit_splits`).
+        (:func:`judgerisk._splits.cross_fit_splits`).
     n_folds : int, default 5
         K of ``"kfold"`` (60 / 20 / 20).
     baselines : sequence of str, default all of PE, VE, MSP, DS entropy

@@ -231,9 +231,9 @@ def _common_manifest(name, table, what, command, wall_seconds) -> dict:
     import torch
     import transformers
 
+    from judgerisk._provenance import sha256_file
     from judgerisk._util.version import package_version
-    from judgerisk.extract.judges import BUNDLED_JUDGES, bundled_gguf
-    from judgerisk.provenance import sha256_file
+    from judgerisk.extract._judges import BUNDLED_JUDGES, bundled_gguf
 
     judge = str(table["judge"].iloc[0])
     spec = BUNDLED_JUDGES[judge]
