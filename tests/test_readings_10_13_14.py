@@ -17,6 +17,7 @@ import pytest
 from judgerisk._book.figures.text import format_interval
 from judgerisk._book.render import glued_values
 from judgerisk._book.studies.paired import auroc_interval, verdict, weighted_auroc
+from judgerisk.report.estimates import METHOD_NAMES
 from tests.test_readings_follow_tables import _have_data, _interval, _run, _tables, _text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,8 +205,8 @@ def _by_cell(table) -> dict[tuple[str, int, str], float]:
 
 def test_the_coverage_reading_is_the_coverage_table(estimates):
     level, glued, tables = estimates
-    cov = _by_cell(_find(tables, "labelled ipw"))
-    cov = {k: v for k, v in cov.items() if k[2] != "judge"}  # no interval: no coverage
+    cov = _by_cell(_find(tables, METHOD_NAMES["labelled_ipw"]))
+    assert not any(m == METHOD_NAMES["judge"] for _, _, m in cov)  # no interval: "–"
     assert float(_text(glued, "ch13_est_level")) == level
     se = float(_text(glued, "ch13_est_cov_se"))
     n_draws = round(level * (1 - level) / se**2)
@@ -221,22 +222,25 @@ def test_the_coverage_reading_is_the_coverage_table(estimates):
         expected = str(len(cells)) if cells else "none"
         assert found.group(1).lower() == expected, (side, cells, reading)
         for data, n, method in cells:
-            assert f"{data} at {n} labels ({method.replace(' ', '_')} " in reading, reading
+            assert f"{data} at {n} labels, {method}: " in reading, reading
     low = min(cov.values())
     assert float(_text(glued, "ch13_est_cov_min")) == pytest.approx(low, abs=0.0005)
-    assert _text(glued, "ch13_est_cov_lowest").startswith(f"{low:.3f}, that of `")
+    lowest = _text(glued, "ch13_est_cov_lowest")
+    names = {m for (_, _, m), v in cov.items() if f"{v:.3f}" == f"{low:.3f}"}
+    assert any(lowest.startswith(f"{low:.3f}, that of {m} with ") for m in names), lowest
     assert ("known weakness" in reading) == any(v < level - 2 * se for v in cov.values())
 
 
 def test_the_active_and_strata_readings_are_their_tables(estimates):
     level, glued, tables = estimates
-    cov = _by_cell(_find(tables, "labelled ipw"))
+    cov = _by_cell(_find(tables, METHOD_NAMES["labelled_ipw"]))
     smallest = min(n for _, n, _ in cov)
-    active = [v for (_, n, m), v in cov.items() if n == smallest and m == "ppi active"]
+    name = METHOD_NAMES["ppi_active"]
+    active = [v for (_, n, m), v in cov.items() if n == smallest and m == name]
     reading = _text(glued, "ch13_est_active_reading")
     assert f"({smallest}) the active interval's coverage is {min(active):.3f} to " in reading
     assert f" to {max(active):.3f} over the data sets" in reading, reading
-    design = _find(tables, "active / ppi")
+    design = _find(tables, "SCUR-driven labels worth")
     ratios = {
         "active": [float(r[-3]) for r in design[2:]],
         "strata": [float(r[-2]) for r in design[2:]],
@@ -255,7 +259,7 @@ def test_the_active_and_strata_readings_are_their_tables(estimates):
 def test_a_learners_panel_is_described_as_theirs(estimates):
     level, glued, tables = estimates
     own = level != 0.9  # the "own" run is the one at another level
-    data = {r[0] for r in _find(tables, "labelled ipw")[2:] if not r[0].isdigit()}
+    data = {r[0] for r in _find(tables, METHOD_NAMES["labelled_ipw"])[2:] if not r[0].isdigit()}
     assert ("your panel" in data) == own and ("simulated" in data) == (not own), data
     for key in ("ch13_est_sources", "ch13_est_first_panel", "ch13_est_first_name"):
         text = _text(glued, key)
@@ -273,6 +277,28 @@ def test_the_exchangeability_numbers_are_its_table(estimates):
     easy = [float(r[2]) for r in table[1:]]
     assert f"{float(_text(glued, 'ch13_est_false_max')):.3f}" == f"{max(rand):.3f}"
     assert f"{float(_text(glued, 'ch13_est_detect_min')):.3f}" == f"{min(easy):.3f}"
+    cross = _text(glued, "ch13_est_cross")
+    if _have_data():  # a permutation p-value as people report it: never "p = 0.000999"
+        assert re.search(r"p (< 0\.001|= 0\.\d{1,3}\b)", cross), cross
+        assert not re.search(r"0\.000\d", cross), cross
+
+
+def test_each_method_has_one_name_on_the_page(estimates):
+    """The first table once showed ``ppi_stratified`` where the others said "ppi stratified":
+    every table names a method by its one display name, never by its key."""
+    _, glued, tables = estimates
+    first = next(t for t in tables if t and "effective labels" in t[0])
+    assert [r[0] for r in first[2:]] == [
+        METHOD_NAMES[m] for m in ("judge", "labelled", "ppi", "ppi_stratified", "ppi_multi")
+    ]
+    coverage = _find(tables, METHOD_NAMES["labelled_ipw"])
+    assert set(coverage[0][2:]) == {METHOD_NAMES[m] for m in METHOD_NAMES}, coverage[0]
+    for table in tables:
+        for cell in (c for row in table for c in row):
+            assert cell not in METHOD_NAMES and "_" not in cell, (cell, table[0])
+    for key in ("ch13_est_cov_reading", "ch13_est_cov_lowest"):
+        text = _text(glued, key)
+        assert "_" not in text and "`" not in text, (key, text)  # no key such as `ppi_active`
 
 
 # --------------------------------------------------------------------------- chapter 14
