@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judgerisk._book.figures.text import format_interval
+from judgerisk._book.figures.text import condition_words, format_interval, pair_words
 from judgerisk._book.render import glued_values
 from judgerisk._book.studies.paired import auroc_interval, verdict, weighted_auroc
 from judgerisk.report.estimates import METHOD_NAMES
@@ -53,7 +53,7 @@ def real_panels(request, tmp_path_factory):
 
 def test_the_judge_readings_are_their_paired_intervals(real_panels):
     glued, tables = real_panels
-    acc = _find(tables, "swap rubric1")
+    acc = _find(tables, condition_words("swap_rubric1"))
     original = {r[0]: float(r[1]) for r in acc[2:]}
     best, second = sorted(original, key=original.get, reverse=True)[:2]
     lead = _text(glued, "ch10_judge_lead")
@@ -82,6 +82,27 @@ def test_the_judge_readings_are_their_paired_intervals(real_panels):
     assert f"is {worse} its best judge ({best}; {format_interval(d, low, high)})" in _text(
         glued, "ch10_takeaway_panel"
     )
+
+
+def test_the_condition_tables_name_conditions_in_words(real_panels):
+    """The flip table's headers once read ``swap_rubric1 vs rubric1``: each pair is named by
+    what changes and what stays, as the glossary and the methods page name conditions."""
+    glued, tables = real_panels
+    conditions = ("original", "swap", "rubric1", "swap_rubric1")
+    acc = _find(tables, condition_words("swap_rubric1"))
+    assert acc[0][1:] == [condition_words(c) for c in conditions], acc[0]
+    flips = _find(tables, "conditions compared")
+    assert flips[0][1:] == [
+        "rubric 1 vs standard prompt, original order",
+        "both orders, standard prompt",
+        "both orders, rubric 1",
+        "rubric 1 vs standard prompt, swapped order",
+    ], flips[0]
+    assert not any("_" in c or " vs " in c and "prompt" not in c for c in acc[0] + flips[0])
+    column = flips[0].index(pair_words("swap vs original"))
+    order = {r[0]: float(r[column]) for r in flips[2:]}
+    assert f"{float(_text(glued, 'ch10_flip_max')):.3f}" == f"{max(order.values()):.3f}"
+    assert _text(glued, "ch10_flip_max_judge").strip("'") == max(order, key=order.get)
 
 
 def test_the_aggregator_reading_is_its_paired_table(real_panels):
