@@ -419,6 +419,42 @@ def test_the_single_judge_readings_are_their_numbers(reproduced):
             assert float(said.group(1)) / 100 == pytest.approx(float(r["judgerisk"]), abs=0.0011)
 
 
+def test_solution_14_1_claims_only_what_its_splits_show(reproduced):
+    """Solution 14.1 once predicted that the coverage rows "grow or stay" with no check: it
+    says so only where SCOPE accepts at least as many items at the looser α on every split."""
+    alpha, glued, _ = reproduced
+    low, high = sorted({alpha, 0.20 if alpha != 0.20 else 0.10})
+    scope = _text(glued, "ch14_ex1_scope")
+    found = re.findall(
+        r"(\d+) of the (\d+) splits for ([^(;]+) \(mean coverage ([0-9.]+) at "
+        rf"α = {low:.2f}, ([0-9.]+) at α = {high:.2f}\)(: its threshold falls)?",
+        scope,
+    )
+    cover = _text(glued, "ch14_scope_cover")
+    assert len(found) == cover.count("% of the test items for "), (scope, cover)
+    for k, n, name, at_low, at_high, falls in found:
+        assert (int(k) == int(n)) == (not falls), (k, n, scope)
+        if not falls:
+            assert float(at_high) >= float(at_low), scope
+        page = at_low if alpha == low else at_high  # the table's row: the page's α
+        said = re.search(rf"([0-9.]+)% of the test items for {re.escape(name)}", cover)
+        assert said and float(said.group(1)) / 100 == pytest.approx(float(page), abs=0.0011)
+    every = all(k == n for k, n, *_ in found)
+    assert scope.endswith("every coverage row grows or stays") == every, scope
+    naive = _text(glued, "ch14_ex1_naive")
+    sides = re.findall(r"([0-9.]+) \[([0-9.]+), ([0-9.]+)\] for [^,]+, ([a-z ]+) α", naive)
+    assert len(sides) == len(found), naive
+    for _, lo, hi, side in sides:
+        expected = (
+            "above"
+            if float(lo) > high
+            else "below"
+            if float(hi) < high
+            else "not distinguishable from"
+        )
+        assert side == expected, naive
+
+
 # --------------------------------------------------------------------------- the interval
 def test_a_matched_vote_auroc_has_its_own_interval():
     rng = np.random.default_rng(0)
