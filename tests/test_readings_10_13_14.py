@@ -263,18 +263,30 @@ def test_the_active_and_strata_readings_are_their_tables(estimates):
     assert f" to {max(active):.3f} over the data sets" in reading, reading
     design = _find(tables, "SCUR-driven labels worth")
     ratios = {
-        "active": [float(r[-3]) for r in design[2:]],
-        "strata": [float(r[-2]) for r in design[2:]],
+        "active": [_intervals(r[-3])[0] for r in design[2:]],
+        "strata": [_intervals(r[-2])[0] for r in design[2:]],
     }
     saved = _text(glued, "ch13_est_saved")
-    counts = re.search(r"PPI\+\+'s in (\w+) of the (\d+) .* strata's in (\w+) of them", saved)
+    counts = re.search(
+        r"PPI\+\+'s in (\w+) of the (\d+) .* above it in (\w+), the SCUR strata's below it "
+        r"in (\w+) and above it in (\w+) \(95 % bootstrap",
+        saved,
+    )
     assert counts, saved
-    for which, said in (("active", counts.group(1)), ("strata", counts.group(3))):
-        said_n = 0 if said == "none" else int(said)
-        sure = sum(r < 0.9995 for r in ratios[which])  # the table's 3 decimals
-        maybe = sum(r < 1.0005 for r in ratios[which])
-        assert sure <= said_n <= maybe, (which, ratios[which], saved)
     assert int(counts.group(2)) == len(design) - 2
+    for which, below, above in (("active", 1, 3), ("strata", 4, 5)):
+        for said, side in ((counts.group(below), "below"), (counts.group(above), "above")):
+            said_n = 0 if said == "none" else int(said)
+            # the table's 3 decimals: an interval that ends at 1.000 may be either
+            sure = sum(
+                hi < 0.9995 if side == "below" else lo > 1.0005 for _, lo, hi in ratios[which]
+            )
+            maybe = sum(
+                hi < 1.0005 if side == "below" else lo > 0.9995 for _, lo, hi in ratios[which]
+            )
+            assert sure <= said_n <= maybe, (which, side, ratios[which], saved)
+            for ratio, lo, hi in ratios[which]:
+                assert lo <= ratio <= hi, (which, ratios[which])
 
 
 def test_a_learners_panel_is_described_as_theirs(estimates):
