@@ -133,6 +133,20 @@ def test_exchangeability_and_floor():
     assert abstention_floor(0.05, 0.1) == 0.0
 
 
+def test_a_permutation_p_value_reads_as_people_report_it():
+    """p = (1 + #{T_b >= T})/(1 + B) bottoms out at 1/(B + 1): "p < 0.001", never 0.000999."""
+    s = np.random.default_rng(5).random(400)
+    easy = s < np.quantile(s, 0.25)
+    for b, said in ((1000, "p < 0.001"), (199, "p = 0.005, the smallest they can give")):
+        text = exchangeability_test(s, easy, n_permutations=b).reason("scur")
+        assert f"reached by none of the {b} permutations: {said}, at most the level 0.05" in text
+        assert "0.000999" not in text and "<=" not in text, text
+    random = exchangeability_test(s, np.arange(400) % 4 == 0)
+    text = random.reason("scur")
+    assert f"T = {random.statistic:.3f}, p = {random.p_value:.3f}, above the level 0.05" in text
+    assert "reached by none" not in text, text
+
+
 def test_settings_checks():
     with pytest.raises(OptionError):
         EstimateSettings(level=1.0)

@@ -84,6 +84,7 @@ def test_select_refuses_an_easy_only_slice_and_stays_quiet_on_a_random_one(
     assert main(argv) == EXIT_OK
     err = capsys.readouterr().err
     assert "warning: the certificate does not apply" in err and "safer ones" in err
+    assert "p < 0.001" in err and "0.000999" not in err  # a permutation p-value, as reported
     record = json.loads((folder / "d2.csv.provenance.json").read_text())
     assert record["settings"]["certificate"]["applies"] is False
     assert main(["verify", "d2.csv"]) == EXIT_OK

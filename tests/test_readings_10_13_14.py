@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judgerisk._book.figures.text import format_interval
+from judgerisk._book.figures.text import condition_words, format_interval, pair_words
 from judgerisk._book.render import glued_values
 from judgerisk._book.studies.paired import auroc_interval, verdict, weighted_auroc
+from judgerisk.report._estimates import METHOD_NAMES
 from tests.test_readings_follow_tables import _have_data, _interval, _run, _tables, _text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +53,7 @@ def real_panels(request, tmp_path_factory):
 
 def test_the_judge_readings_are_their_paired_intervals(real_panels):
     glued, tables = real_panels
-    acc = _find(tables, "swap rubric1")
+    acc = _find(tables, condition_words("swap_rubric1"))
     original = {r[0]: float(r[1]) for r in acc[2:]}
     best, second = sorted(original, key=original.get, reverse=True)[:2]
     lead = _text(glued, "ch10_judge_lead")
@@ -81,6 +82,27 @@ def test_the_judge_readings_are_their_paired_intervals(real_panels):
     assert f"is {worse} its best judge ({best}; {format_interval(d, low, high)})" in _text(
         glued, "ch10_takeaway_panel"
     )
+
+
+def test_the_condition_tables_name_conditions_in_words(real_panels):
+    """The flip table's headers once read ``swap_rubric1 vs rubric1``: each pair is named by
+    what changes and what stays, as the glossary and the methods page name conditions."""
+    glued, tables = real_panels
+    conditions = ("original", "swap", "rubric1", "swap_rubric1")
+    acc = _find(tables, condition_words("swap_rubric1"))
+    assert acc[0][1:] == [condition_words(c) for c in conditions], acc[0]
+    flips = _find(tables, "conditions compared")
+    assert flips[0][1:] == [
+        "rubric 1 vs standard prompt, original order",
+        "both orders, standard prompt",
+        "both orders, rubric 1",
+        "rubric 1 vs standard prompt, swapped order",
+    ], flips[0]
+    assert not any("_" in c or " vs " in c and "prompt" not in c for c in acc[0] + flips[0])
+    column = flips[0].index(pair_words("swap vs original"))
+    order = {r[0]: float(r[column]) for r in flips[2:]}
+    assert f"{float(_text(glued, 'ch10_flip_max')):.3f}" == f"{max(order.values()):.3f}"
+    assert _text(glued, "ch10_flip_max_judge").strip("'") == max(order, key=order.get)
 
 
 def test_the_aggregator_reading_is_its_paired_table(real_panels):
@@ -204,8 +226,8 @@ def _by_cell(table) -> dict[tuple[str, int, str], float]:
 
 def test_the_coverage_reading_is_the_coverage_table(estimates):
     level, glued, tables = estimates
-    cov = _by_cell(_find(tables, "labelled ipw"))
-    cov = {k: v for k, v in cov.items() if k[2] != "judge"}  # no interval: no coverage
+    cov = _by_cell(_find(tables, METHOD_NAMES["labelled_ipw"]))
+    assert not any(m == METHOD_NAMES["judge"] for _, _, m in cov)  # no interval: "–"
     assert float(_text(glued, "ch13_est_level")) == level
     se = float(_text(glued, "ch13_est_cov_se"))
     n_draws = round(level * (1 - level) / se**2)
@@ -221,41 +243,56 @@ def test_the_coverage_reading_is_the_coverage_table(estimates):
         expected = str(len(cells)) if cells else "none"
         assert found.group(1).lower() == expected, (side, cells, reading)
         for data, n, method in cells:
-            assert f"{data} at {n} labels ({method.replace(' ', '_')} " in reading, reading
+            assert f"{data} at {n} labels, {method}: " in reading, reading
     low = min(cov.values())
     assert float(_text(glued, "ch13_est_cov_min")) == pytest.approx(low, abs=0.0005)
-    assert _text(glued, "ch13_est_cov_lowest").startswith(f"{low:.3f}, that of `")
+    lowest = _text(glued, "ch13_est_cov_lowest")
+    names = {m for (_, _, m), v in cov.items() if f"{v:.3f}" == f"{low:.3f}"}
+    assert any(lowest.startswith(f"{low:.3f}, that of {m} with ") for m in names), lowest
     assert ("known weakness" in reading) == any(v < level - 2 * se for v in cov.values())
 
 
 def test_the_active_and_strata_readings_are_their_tables(estimates):
     level, glued, tables = estimates
-    cov = _by_cell(_find(tables, "labelled ipw"))
+    cov = _by_cell(_find(tables, METHOD_NAMES["labelled_ipw"]))
     smallest = min(n for _, n, _ in cov)
-    active = [v for (_, n, m), v in cov.items() if n == smallest and m == "ppi active"]
+    name = METHOD_NAMES["ppi_active"]
+    active = [v for (_, n, m), v in cov.items() if n == smallest and m == name]
     reading = _text(glued, "ch13_est_active_reading")
     assert f"({smallest}) the active interval's coverage is {min(active):.3f} to " in reading
     assert f" to {max(active):.3f} over the data sets" in reading, reading
-    design = _find(tables, "active / ppi")
+    design = _find(tables, "SCUR-driven labels worth")
     ratios = {
-        "active": [float(r[-3]) for r in design[2:]],
-        "strata": [float(r[-2]) for r in design[2:]],
+        "active": [_intervals(r[-3])[0] for r in design[2:]],
+        "strata": [_intervals(r[-2])[0] for r in design[2:]],
     }
     saved = _text(glued, "ch13_est_saved")
-    counts = re.search(r"PPI\+\+'s in (\w+) of the (\d+) .* strata's in (\w+) of them", saved)
+    counts = re.search(
+        r"PPI\+\+'s in (\w+) of the (\d+) .* above it in (\w+), the SCUR strata's below it "
+        r"in (\w+) and above it in (\w+) \(95 % bootstrap",
+        saved,
+    )
     assert counts, saved
-    for which, said in (("active", counts.group(1)), ("strata", counts.group(3))):
-        said_n = 0 if said == "none" else int(said)
-        sure = sum(r < 0.9995 for r in ratios[which])  # the table's 3 decimals
-        maybe = sum(r < 1.0005 for r in ratios[which])
-        assert sure <= said_n <= maybe, (which, ratios[which], saved)
     assert int(counts.group(2)) == len(design) - 2
+    for which, below, above in (("active", 1, 3), ("strata", 4, 5)):
+        for said, side in ((counts.group(below), "below"), (counts.group(above), "above")):
+            said_n = 0 if said == "none" else int(said)
+            # the table's 3 decimals: an interval that ends at 1.000 may be either
+            sure = sum(
+                hi < 0.9995 if side == "below" else lo > 1.0005 for _, lo, hi in ratios[which]
+            )
+            maybe = sum(
+                hi < 1.0005 if side == "below" else lo > 0.9995 for _, lo, hi in ratios[which]
+            )
+            assert sure <= said_n <= maybe, (which, side, ratios[which], saved)
+            for ratio, lo, hi in ratios[which]:
+                assert lo <= ratio <= hi, (which, ratios[which])
 
 
 def test_a_learners_panel_is_described_as_theirs(estimates):
     level, glued, tables = estimates
     own = level != 0.9  # the "own" run is the one at another level
-    data = {r[0] for r in _find(tables, "labelled ipw")[2:] if not r[0].isdigit()}
+    data = {r[0] for r in _find(tables, METHOD_NAMES["labelled_ipw"])[2:] if not r[0].isdigit()}
     assert ("your panel" in data) == own and ("simulated" in data) == (not own), data
     for key in ("ch13_est_sources", "ch13_est_first_panel", "ch13_est_first_name"):
         text = _text(glued, key)
@@ -273,6 +310,28 @@ def test_the_exchangeability_numbers_are_its_table(estimates):
     easy = [float(r[2]) for r in table[1:]]
     assert f"{float(_text(glued, 'ch13_est_false_max')):.3f}" == f"{max(rand):.3f}"
     assert f"{float(_text(glued, 'ch13_est_detect_min')):.3f}" == f"{min(easy):.3f}"
+    cross = _text(glued, "ch13_est_cross")
+    if _have_data():  # a permutation p-value as people report it: never "p = 0.000999"
+        assert re.search(r"p (< 0\.001|= 0\.\d{1,3}\b)", cross), cross
+        assert not re.search(r"0\.000\d", cross), cross
+
+
+def test_each_method_has_one_name_on_the_page(estimates):
+    """The first table once showed ``ppi_stratified`` where the others said "ppi stratified":
+    every table names a method by its one display name, never by its key."""
+    _, glued, tables = estimates
+    first = next(t for t in tables if t and "effective labels" in t[0])
+    assert [r[0] for r in first[2:]] == [
+        METHOD_NAMES[m] for m in ("judge", "labelled", "ppi", "ppi_stratified", "ppi_multi")
+    ]
+    coverage = _find(tables, METHOD_NAMES["labelled_ipw"])
+    assert set(coverage[0][2:]) == {METHOD_NAMES[m] for m in METHOD_NAMES}, coverage[0]
+    for table in tables:
+        for cell in (c for row in table for c in row):
+            assert cell not in METHOD_NAMES and "_" not in cell, (cell, table[0])
+    for key in ("ch13_est_cov_reading", "ch13_est_cov_lowest"):
+        text = _text(glued, key)
+        assert "_" not in text and "`" not in text, (key, text)  # no key such as `ppi_active`
 
 
 # --------------------------------------------------------------------------- chapter 14
@@ -370,6 +429,42 @@ def test_the_single_judge_readings_are_their_numbers(reproduced):
             said = re.search(rf"([0-9.]+)% of the test items for {re.escape(judge)}", cover)
             assert said, (judge, cover)
             assert float(said.group(1)) / 100 == pytest.approx(float(r["judgerisk"]), abs=0.0011)
+
+
+def test_solution_14_1_claims_only_what_its_splits_show(reproduced):
+    """Solution 14.1 once predicted that the coverage rows "grow or stay" with no check: it
+    says so only where SCOPE accepts at least as many items at the looser α on every split."""
+    alpha, glued, _ = reproduced
+    low, high = sorted({alpha, 0.20 if alpha != 0.20 else 0.10})
+    scope = _text(glued, "ch14_ex1_scope")
+    found = re.findall(
+        r"(\d+) of the (\d+) splits for ([^(;]+) \(mean coverage ([0-9.]+) at "
+        rf"α = {low:.2f}, ([0-9.]+) at α = {high:.2f}\)(: its threshold falls)?",
+        scope,
+    )
+    cover = _text(glued, "ch14_scope_cover")
+    assert len(found) == cover.count("% of the test items for "), (scope, cover)
+    for k, n, name, at_low, at_high, falls in found:
+        assert (int(k) == int(n)) == (not falls), (k, n, scope)
+        if not falls:
+            assert float(at_high) >= float(at_low), scope
+        page = at_low if alpha == low else at_high  # the table's row: the page's α
+        said = re.search(rf"([0-9.]+)% of the test items for {re.escape(name)}", cover)
+        assert said and float(said.group(1)) / 100 == pytest.approx(float(page), abs=0.0011)
+    every = all(k == n for k, n, *_ in found)
+    assert scope.endswith("every coverage row grows or stays") == every, scope
+    naive = _text(glued, "ch14_ex1_naive")
+    sides = re.findall(r"([0-9.]+) \[([0-9.]+), ([0-9.]+)\] for [^,]+, ([a-z ]+) α", naive)
+    assert len(sides) == len(found), naive
+    for _, lo, hi, side in sides:
+        expected = (
+            "above"
+            if float(lo) > high
+            else "below"
+            if float(hi) < high
+            else "not distinguishable from"
+        )
+        assert side == expected, naive
 
 
 # --------------------------------------------------------------------------- the interval

@@ -1,9 +1,9 @@
 """What the chapters and the recipes call of the library's private modules, under one name.
 
 The library keeps these helpers private (a ``_``-prefixed module, CONTRIBUTING, "Private
-modules"): the figure style and the table formatting the report shares with the book, the
-orientation check's evidence, the cross-fitting splits, and the extraction steps the shipped data's
-recipes (``recipes/``) run one by one. Code outside the package imports public modules and the
+modules"): the figure style, the table formatting and the estimators' display names the report
+shares with the book, the orientation check's evidence, the cross-fitting splits, and the
+extraction steps the shipped data's recipes (``recipes/``) run one by one. Code outside the package imports public modules and the
 book's own folder only, so a chapter or a recipe reaches them here; they are not part of the API
 page and may change with the book.
 """
@@ -25,10 +25,12 @@ from judgerisk._splits import DEFAULT_REPEATS, split_items
 from judgerisk.extract._extract import prompt_sha256
 from judgerisk.extract._parts import next_sequence, write_part
 from judgerisk.extract._prompts import rendered_prompts
+from judgerisk.report._estimates import METHOD_NAMES
 
 __all__ = [
     "CERTIFIED_HEADERS",
     "DEFAULT_REPEATS",
+    "METHOD_NAMES",
     "POSITION_BIAS",
     "certified_table",
     "format_number",

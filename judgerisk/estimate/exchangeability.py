@@ -83,7 +83,8 @@ class ExchangeabilityTest:
         return (
             f"{found} (permutation Kolmogorov-Smirnov test on the ranks, "
             f"{self.n_permutations} permutations, seed {self.seed}: T = {self.statistic:.3f}, "
-            f"p = {self.p_value:.3g} {'<=' if self.rejects else '>'} {self.level:g}; median "
+            f"{_p_value_text(self.p_value, self.n_permutations)}, "
+            f"{'at most' if self.rejects else 'above'} the level {self.level:g}; median "
             f"percentile {self.labelled_percentile:.0f} labelled vs "
             f"{self.unlabelled_percentile:.0f} unlabelled"
             + (f", the labelled items are the {lean} ones)" if self.rejects else ")")
@@ -102,6 +103,27 @@ class ExchangeabilityTest:
             "labelled_percentile": self.labelled_percentile,
             "unlabelled_percentile": self.unlabelled_percentile,
         }
+
+
+def _p_value_text(p_value: float, n_permutations: int) -> str:
+    """A permutation p-value as people report it: ``"p = 0.283"``, ``"p < 0.001"``.
+
+    :math:`p = (1 + \\#\\{T_b \\ge T\\})/(1 + B)` is never below :math:`1/(1 + B)`; at
+    that floor no reassignment reached :math:`T`, and the text says so (the true p-value
+    may be far smaller). Below 0.001 it reads "p < 0.001", never a 6-digit fraction.
+
+    >>> _p_value_text(0.2827, 1000)
+    'p = 0.283'
+    >>> _p_value_text(1 / 1001, 1000)
+    'reached by none of the 1000 permutations: p < 0.001'
+    >>> _p_value_text(1 / 200, 199)
+    'reached by none of the 199 permutations: p = 0.005, the smallest they can give'
+    """
+    text = "p < 0.001" if p_value < 0.001 else f"p = {p_value:.3g}"
+    if p_value * (1 + n_permutations) > 1.5:  # some permutation reached T
+        return text
+    smallest = "" if p_value < 0.001 else ", the smallest they can give"
+    return f"reached by none of the {n_permutations} permutations: {text}{smallest}"
 
 
 def _ks_of_masks(order_masks: np.ndarray, last_of_tie: np.ndarray) -> np.ndarray:

@@ -20,13 +20,16 @@ import pandas as pd
 from judgerisk._book.studies.ablation import FULL
 from judgerisk._book.studies.paired import best_rows, verdict
 from judgerisk.engine.analysis import SUBSET_NAMES
+from judgerisk.families import parse_condition
 
 __all__ = [
     "comparison_sentences",
+    "condition_words",
     "direction_sentence",
     "direction_sentences",
     "format_interval",
     "interval_table",
+    "pair_words",
     "plural",
     "verdict_phrase",
 ]
@@ -61,6 +64,46 @@ def plural(n: int, noun: str, nouns: str | None = None) -> str:
     """
     word = noun if n == 1 else (nouns if nouns is not None else noun + "s")
     return f"{n} {word}"
+
+
+def condition_words(name: str) -> str:
+    """A condition in words: its answer order, then its prompt (Methods reference: the
+    original condition is the original answer order with the standard prompt).
+
+    A name no family declares is returned as it is.
+
+    Examples
+    --------
+    >>> condition_words("original"), condition_words("swap_rubric1")
+    ('original order, standard prompt', 'swapped order, rubric 1')
+    """
+    spec = parse_condition(name)
+    if spec is None:
+        return name
+    order = "swapped order" if spec.swapped else "original order"
+    prompt = "standard prompt" if spec.family is None else f"{spec.family} {spec.variant}"
+    return f"{order}, {prompt}"
+
+
+def pair_words(pair: str) -> str:
+    """A pair of :func:`judgerisk.engine.describe.flip_rates` (``"c vs c'"``) in words: what
+    changes between the two conditions, then what they share.
+
+    Examples
+    --------
+    >>> pair_words("swap_rubric1 vs rubric1"), pair_words("rubric1 vs original")
+    ('both orders, rubric 1', 'rubric 1 vs standard prompt, original order')
+    """
+    first, _, second = pair.partition(" vs ")
+    if parse_condition(first) is None or parse_condition(second) is None:
+        return pair
+    order, prompt = condition_words(first).split(", ")
+    other_order, other_prompt = condition_words(second).split(", ")
+    if prompt == other_prompt:
+        return f"both orders, {prompt}"
+    if order == other_order:
+        return f"{prompt} vs {other_prompt}, {order}"
+    return f"{condition_words(first)} vs {condition_words(second)}"
 
 
 def interval_table(table: pd.DataFrame, label: Callable[[str], str] = str) -> pd.DataFrame:
