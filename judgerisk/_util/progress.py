@@ -1,7 +1,8 @@
 """Progress bars for long loops (one place that imports tqdm; on at a terminal in the CLI).
 
-``tqdm.auto`` picks a notebook widget when it runs in Jupyter and ipywidgets is installed,
-and a text bar otherwise. Without ipywidgets, *importing* ``tqdm.auto`` in a kernel raises
+In a Jupyter kernel with ipywidgets a bar is a notebook widget, and a text bar otherwise; the
+choice is made at each call (``tqdm.auto`` makes it once, at its first import, which a report run
+in this process would freeze). Without ipywidgets, *importing* ``tqdm.auto`` in a kernel raises
 ``TqdmWarning: IProgress not found`` even when no bar is ever shown, and that warning would
 appear in every rendered chapter. The import therefore happens here, lazily, with that one
 warning silenced: the text bar is the intended fallback, not a problem to report.
@@ -35,8 +36,24 @@ def want_progress(flag: bool | None, stream=None) -> bool:
     return bool(isatty and isatty())
 
 
+def _in_a_kernel() -> bool:
+    """Whether this code runs in a Jupyter kernel now (``tqdm.autonotebook``'s own test).
+
+    ``tqdm.auto`` makes this choice once, when it is first imported, and keeps it: imported
+    while :func:`judgerisk.report.build.render_report` runs a notebook in this process, it
+    would draw every later bar of the process as a notebook bar on stdout. The test is made
+    at each call instead, and imports no IPython that is not already there.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return shell is not None and "IPKernelApp" in getattr(shell, "config", {})
+
+
 def progress_bar(iterable=None, *, enabled: bool = True, **kwargs):
     """A ``tqdm`` bar over ``iterable`` (or a manual one with ``total=``), hidden unless enabled.
+
+    In a Jupyter kernel with ipywidgets the bar is a notebook widget; elsewhere it is
+    tqdm's text bar on ``sys.stderr``.
 
     Parameters
     ----------
@@ -48,8 +65,11 @@ def progress_bar(iterable=None, *, enabled: bool = True, **kwargs):
     """
     from tqdm import TqdmWarning
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TqdmWarning)
-        from tqdm.auto import tqdm
+    if _in_a_kernel():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TqdmWarning)
+            from tqdm.autonotebook import tqdm
+    else:
+        from tqdm.std import tqdm
 
     return tqdm(iterable, disable=not enabled, **kwargs)

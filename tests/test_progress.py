@@ -1,0 +1,35 @@
+"""Progress bars: the text bar on stderr outside a kernel, whatever ``tqdm.auto`` chose earlier."""
+
+from __future__ import annotations
+
+import io
+import sys
+import types
+
+from tqdm.std import tqdm as text_bar
+
+from judgerisk._util.progress import progress_bar
+
+
+def test_a_bar_outside_a_kernel_is_the_text_bar_even_after_tqdm_auto_chose_the_notebook(
+    monkeypatch,
+):
+    """``tqdm.auto`` binds its class once; a report run in this process could bind the notebook
+    bar, which writes to stdout. The bar class is chosen at each call instead."""
+    notebook = types.ModuleType("tqdm.auto")
+    notebook.tqdm = None  # what a stale binding would hand out
+    monkeypatch.setitem(sys.modules, "tqdm.auto", notebook)
+    monkeypatch.setitem(sys.modules, "tqdm.autonotebook", notebook)
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    bar = progress_bar(range(3), enabled=True, desc="splits")
+    assert type(bar) is text_bar
+    list(bar)
+    bar.close()
+    assert "splits" in err.getvalue()
+
+
+def test_a_disabled_bar_prints_nothing(capsys):
+    list(progress_bar(range(3), enabled=False, desc="splits"))
+    out, err = capsys.readouterr()
+    assert out == err == ""
