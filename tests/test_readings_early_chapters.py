@@ -94,6 +94,36 @@ def test_the_mechanism_reading_is_its_intervals(panels_chapter):
     assert reading.endswith(f"not shown to differ: {', '.join(sides['covers']) or 'none'}")
 
 
+def test_the_consensus_wrong_solution_is_its_counts(panels_chapter):
+    """Exercise 1.1's solution says "double" only as its exact ratio interval reads."""
+    from scipy.stats import binomtest
+
+    _, glued, _ = panels_chapter
+    said = _text(glued, "ch01_ex11")
+    x, y = map(
+        int,
+        re.search(
+            r"gives (\d+) high-consensus errors and the doubled rate "
+            r"[0-9.]+ gives (\d+)",
+            said,
+        ).groups(),
+    )
+    if x == 0:
+        assert said.endswith("no ratio can be read"), said
+        return
+    ratio = float(re.search(r": ([0-9.]+) times as many", said).group(1))
+    assert abs(ratio - y / x) <= 0.005, said
+    exact = binomtest(y, x + y).proportion_ci(0.95, method="exact")
+    low, high = exact.low / (1 - exact.low), exact.high / (1 - exact.high)
+    assert f"interval [{low:.2f}, {high:.2f}]" in said, (said, low, high)
+    word = {"above": "more than double", "below": "less than double"}
+    assert f", {word.get(_side(low, high, 2.0), 'not shown to differ from double')}." in said
+    x_cw, y_cw, x_rest, y_rest = map(
+        int, re.search(r"Of them (\d+) and (\d+) .* items, (\d+) and (\d+) on", said).groups()
+    )
+    assert (x_cw + x_rest, y_cw + y_rest) == (x, y), said
+
+
 # --------------------------------------------------------------------------- chapter 2
 # about 35 s a run (a real 135M judge reads the live items); then two live items, more tiny
 # items and another seed
