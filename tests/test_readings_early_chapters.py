@@ -298,6 +298,17 @@ def test_the_restart_verdict_is_the_restart_table(numerics_chapter):
     )
 
 
+def test_the_missing_cells_solution_is_its_fit(numerics_chapter):
+    """Exercise A1.2's solution calls the two fits the same only below the appendix's 1e-3."""
+    _, glued, _ = numerics_chapter
+    said = _text(glued, "a1_ex12")
+    rule = r"(met the stopping rule|stopped without meeting the stopping rule) after \d+ sweeps"
+    assert len(re.findall(rule, said)) == 2, said
+    diff, word = re.search(r"margins is ([0-9.e+-]+) logits, (below|not below) the", said).groups()
+    if f"{1e-3:.1e}" != diff:  # a printed 1.0e-03 may lie on either side
+        assert word == ("below" if float(diff) < 1e-3 else "not below"), said
+
+
 # --------------------------------------------------------------------------- chapter 7
 @pytest.mark.parametrize("seed", [0, 3])
 def test_the_retention_takeaway_is_the_paired_interval(tmp_path, seed):
