@@ -329,6 +329,24 @@ def test_the_retention_takeaway_is_the_paired_interval(tmp_path, seed):
         assert re.search(r"best rule \(.+\) is more accurate", takeaway), takeaway
     else:
         assert "not shown to differ" in takeaway, takeaway
+    _check_spammer_solutions(glued)
+
+
+def _check_spammer_solutions(glued: dict) -> None:
+    """Solutions 7.1 and 7.2 read their own counts and weights."""
+    said = _text(glued, "ch07_ex71")
+    share = r"(\d+) of (\d+) .*?\(([0-9.]+)%, interval \[([0-9.]+)%, ([0-9.]+)%\]\)"
+    (k0, n0, s0, lo0, hi0), (k1, n1, s1, lo1, hi1) = re.findall(share, said)
+    for k, n, s, lo, hi in ((k0, n0, s0, lo0, hi0), (k1, n1, s1, lo1, hi1)):
+        assert f"{int(k) / int(n):.1%}" == f"{s}%" and float(lo) <= float(s) <= float(hi)
+    more, fewer = float(lo1) > float(hi0), float(hi1) < float(lo0)  # one more spammer: 1
+    word = "more" if more else "fewer" if fewer else "not shown to differ"
+    assert said.split("): ")[-1].startswith(word), said
+    said = _text(glued, "ch07_ex72")
+    least, last, reading = re.search(
+        r"is (\S+)'s \([0-9.]+\) and the last judge is (\S+): (.+)$", said
+    ).groups()
+    assert reading == ("the same judge" if least == last else "not the same judge"), said
 
 
 def test_share_interval_is_the_exact_binomial_interval():
