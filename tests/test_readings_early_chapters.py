@@ -94,6 +94,36 @@ def test_the_mechanism_reading_is_its_intervals(panels_chapter):
     assert reading.endswith(f"not shown to differ: {', '.join(sides['covers']) or 'none'}")
 
 
+def test_the_consensus_wrong_solution_is_its_counts(panels_chapter):
+    """Exercise 1.1's solution says "double" only as its exact ratio interval reads."""
+    from scipy.stats import binomtest
+
+    _, glued, _ = panels_chapter
+    said = _text(glued, "ch01_ex11")
+    x, y = map(
+        int,
+        re.search(
+            r"gives (\d+) high-consensus errors and the doubled rate "
+            r"[0-9.]+ gives (\d+)",
+            said,
+        ).groups(),
+    )
+    if x == 0:
+        assert said.endswith("no ratio can be read"), said
+        return
+    ratio = float(re.search(r": ([0-9.]+) times as many", said).group(1))
+    assert abs(ratio - y / x) <= 0.005, said
+    exact = binomtest(y, x + y).proportion_ci(0.95, method="exact")
+    low, high = exact.low / (1 - exact.low), exact.high / (1 - exact.high)
+    assert f"interval [{low:.2f}, {high:.2f}]" in said, (said, low, high)
+    word = {"above": "more than double", "below": "less than double"}
+    assert f", {word.get(_side(low, high, 2.0), 'not shown to differ from double')}." in said
+    x_cw, y_cw, x_rest, y_rest = map(
+        int, re.search(r"Of them (\d+) and (\d+) .* items, (\d+) and (\d+) on", said).groups()
+    )
+    assert (x_cw + x_rest, y_cw + y_rest) == (x, y), said
+
+
 # --------------------------------------------------------------------------- chapter 2
 # about 35 s a run (a real 135M judge reads the live items); then two live items, more tiny
 # items and another seed
@@ -268,6 +298,17 @@ def test_the_restart_verdict_is_the_restart_table(numerics_chapter):
     )
 
 
+def test_the_missing_cells_solution_is_its_fit(numerics_chapter):
+    """Exercise A1.2's solution calls the two fits the same only below the appendix's 1e-3."""
+    _, glued, _ = numerics_chapter
+    said = _text(glued, "a1_ex12")
+    rule = r"(met the stopping rule|stopped without meeting the stopping rule) after \d+ sweeps"
+    assert len(re.findall(rule, said)) == 2, said
+    diff, word = re.search(r"margins is ([0-9.e+-]+) logits, (below|not below) the", said).groups()
+    if f"{1e-3:.1e}" != diff:  # a printed 1.0e-03 may lie on either side
+        assert word == ("below" if float(diff) < 1e-3 else "not below"), said
+
+
 # --------------------------------------------------------------------------- chapter 7
 @pytest.mark.parametrize("seed", [0, 3])
 def test_the_retention_takeaway_is_the_paired_interval(tmp_path, seed):
@@ -288,6 +329,24 @@ def test_the_retention_takeaway_is_the_paired_interval(tmp_path, seed):
         assert re.search(r"best rule \(.+\) is more accurate", takeaway), takeaway
     else:
         assert "not shown to differ" in takeaway, takeaway
+    _check_spammer_solutions(glued)
+
+
+def _check_spammer_solutions(glued: dict) -> None:
+    """Solutions 7.1 and 7.2 read their own counts and weights."""
+    said = _text(glued, "ch07_ex71")
+    share = r"(\d+) of (\d+) .*?\(([0-9.]+)%, interval \[([0-9.]+)%, ([0-9.]+)%\]\)"
+    (k0, n0, s0, lo0, hi0), (k1, n1, s1, lo1, hi1) = re.findall(share, said)
+    for k, n, s, lo, hi in ((k0, n0, s0, lo0, hi0), (k1, n1, s1, lo1, hi1)):
+        assert f"{int(k) / int(n):.1%}" == f"{s}%" and float(lo) <= float(s) <= float(hi)
+    more, fewer = float(lo1) > float(hi0), float(hi1) < float(lo0)  # one more spammer: 1
+    word = "more" if more else "fewer" if fewer else "not shown to differ"
+    assert said.split("): ")[-1].startswith(word), said
+    said = _text(glued, "ch07_ex72")
+    least, last, reading = re.search(
+        r"is (\S+)'s \([0-9.]+\) and the last judge is (\S+): (.+)$", said
+    ).groups()
+    assert reading == ("the same judge" if least == last else "not the same judge"), said
 
 
 def test_share_interval_is_the_exact_binomial_interval():
