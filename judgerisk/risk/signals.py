@@ -323,9 +323,10 @@ def signal_s(
 
     .. math::
 
-        S^F_i = \\operatorname{mean}_{j, (c,c') \\in P_F} |p_{ijc} - p_{ijc'}|, \\qquad
+        S^F_i = \\operatorname{mean}_{j, (c,c') \\in P_F} |p_{ijc} - p_{ijc'}|,
+
         S^{F,\\mathrm{logit}}_i = \\operatorname{mean}_{j, (c,c') \\in P_F} |m_{ijc} - m_{ijc'}|,
-        \\qquad
+
         S^{F,\\mathrm{deb}}_i = \\operatorname{mean}_{j, (c,c') \\in P_F}
           \\frac{|m_{ijc} - m_{ijc'} - (\\delta_c + \\kappa_{jc} - \\delta_{c'} - \\kappa_{jc'})|}
                {\\sigma_j}.
