@@ -142,8 +142,12 @@ def _first_shown_share(sub: pd.DataFrame, first: float) -> pd.Series:
     """Per judge: share of its strict verdicts in ``sub`` (one condition) whose sign is ``first``."""
     logit = sub["logit"].to_numpy(dtype=np.float64)
     strict = np.isfinite(logit) & (logit != 0)
-    hit = pd.Series(np.sign(logit[strict]) == first, index=sub["judge"].to_numpy()[strict])
-    return hit.groupby(level=0, sort=False).mean()
+    # by judge codes: a groupby on a 100,000-label index of names costs ~40x more (each hit
+    # is 0 or 1, so the sums are exact and the means equal the groupby's)
+    code, judges = pd.factorize(sub["judge"].to_numpy()[strict])
+    hits = np.bincount(code, weights=np.sign(logit[strict]) == first, minlength=len(judges))
+    counts = np.bincount(code, minlength=len(judges))
+    return pd.Series(hits / counts, index=pd.Index(judges, dtype=object))
 
 
 def orientation_evidence(panel: pd.DataFrame) -> pd.DataFrame:
