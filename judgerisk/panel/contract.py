@@ -559,7 +559,8 @@ def check_scorable(panel: pd.DataFrame) -> None:
     """
     orig = _refuse(panel)
     warn_ties_and_orientation(panel)
-    n_items, patterns = panel["item"].nunique(), distinct_patterns(panel)
+    n_items = panel["item"].nunique()
+    patterns = FEW_PATTERNS + 1 if _many_patterns(panel) else distinct_patterns(panel)
     if patterns <= FEW_PATTERNS and n_items > patterns:
         warnings.warn(
             f"the panel's {n_items} items show only {patterns} distinct patterns of verdicts "
@@ -588,6 +589,20 @@ def check_scorable(panel: pd.DataFrame) -> None:
                 UserWarning,
                 stacklevel=2,
             )
+
+
+def _many_patterns(panel: pd.DataFrame, head: int = 50_000) -> bool:
+    """A cheap proof that a validated panel shows more than :data:`FEW_PATTERNS` patterns.
+
+    Items with different logits in one (judge, condition) column have different patterns
+    (:func:`judgerisk.panel.overlap.distinct_patterns`), so more than :data:`FEW_PATTERNS` distinct
+    logits in the column of the first row, among the first ``head`` rows, prove it without
+    counting the patterns (0.13 s on a 600,000-row panel). ``False`` proves nothing.
+    """
+    rows = panel.iloc[:head]
+    first = rows.iloc[0]
+    column = (rows["judge"] == first["judge"]) & (rows["condition"] == first["condition"])
+    return bool(rows.loc[column.to_numpy(), "logit"].nunique() > FEW_PATTERNS)
 
 
 def _example_pairs(family: str) -> list[str]:
