@@ -590,6 +590,16 @@ def restart_spread(arr: PanelArrays, runs: list[RunResult], kept: int) -> tuple[
 
 
 def margins(arr: PanelArrays, p: Params) -> np.ndarray:
-    """Fitted margins ``a_j q_i + b_j + delta_c + kappa_jc`` of every cell of ``arr``."""
-    cell_jc = arr.judge_idx * p.kappa.shape[1] + arr.cond_idx  # offsets by a flat index
+    """Fitted margins ``a_j q_i + b_j + delta_c + kappa_jc`` of every cell of ``arr``.
+
+    When ``arr`` holds every cell once, in item, judge, condition order (a complete panel as
+    validation sorts it), the same sums are formed by broadcasting, without gathering the
+    parameters cell by cell (about 6x faster; the same products and sums, so the same bits).
+    """
+    I, J, C = len(p.q), len(p.a), p.kappa.shape[1]
+    cell_jc = arr.judge_idx * C + arr.cond_idx
+    if len(cell_jc) == I * J * C and np.array_equal(
+        arr.item_idx * (J * C) + cell_jc, np.arange(I * J * C)
+    ):
+        return (np.multiply.outer(p.q, p.a)[:, :, None] + p.offsets()[None, :, :]).ravel()
     return p.a[arr.judge_idx] * p.q[arr.item_idx] + p.offsets().ravel()[cell_jc]
