@@ -173,6 +173,8 @@ _READERS = {
     ".jsonl": _read_jsonl,
     ".ndjson": _read_jsonl,
 }
+
+
 def _write_csv(df: pd.DataFrame, path: Path) -> None:
     """``df.to_csv(path, index=False)``, byte for byte, with its float64 columns written faster.
 

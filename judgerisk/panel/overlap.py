@@ -41,7 +41,9 @@ def judge_groups(panel: pd.DataFrame, condition: str = ORIGINAL) -> list[list[st
     from scipy.sparse.csgraph import connected_components
 
     # bipartite graph: judges 0..n_j-1, items n_j..; its components are the groups
-    graph = coo_matrix((np.ones(len(i_code)), (j_code, n_j + i_code)), shape=(n_j + len(items),) * 2)
+    graph = coo_matrix(
+        (np.ones(len(i_code)), (j_code, n_j + i_code)), shape=(n_j + len(items),) * 2
+    )
     _, label = connected_components(graph, directed=False)
     groups: dict[int, list[str]] = {}
     for k, judge in enumerate(judges):
