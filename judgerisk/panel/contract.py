@@ -628,7 +628,7 @@ def _refuse(panel: pd.DataFrame) -> pd.DataFrame:
                 "SCOPE report, judgerisk report)"
             )
         )
-    groups = judge_groups(panel)
+    groups = judge_groups(orig)  # its original-condition filter then scans these rows only
     if len(groups) > 1:
         raise PanelError(no_shared_items(groups))
     return orig
