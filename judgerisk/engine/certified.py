@@ -236,9 +236,9 @@ def score_panel(
     keep = "evaluation" if protocol == "kfold" else None
     cells = _coded(unlabelled[["item", "judge", "condition", "logit", "p"]], ("judge",))
     tables = []
-    if progress:  # tqdm is imported only to show a bar (it loads in about 0.05 s)
-        splits = progress_bar(splits, total=len(splits), desc="SCUR splits", unit="split")
-    for s, _, split in splits:
+    for s, _, split in progress_bar(
+        splits, total=len(splits), enabled=progress, desc="SCUR splits", unit="split"
+    ):
         res = scur_scores(cells, seed=s, split=split, check_input=False, **(scur_options or {}))
         table = res.table if keep is None else res.table.loc[res.table["split"] == keep]
         tables.append(table)
