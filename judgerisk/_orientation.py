@@ -106,27 +106,46 @@ def _by_condition(panel: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 def _order_disagreement(parts: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """:func:`order_disagreement` of a panel split by :func:`_by_condition`."""
-    rows = []
-    for swapped, shown in FAMILIES["order"].pairs(list(parts)):
-        a, b = parts[swapped], parts[shown]
-        both = a.merge(b, on=["item", "judge"], suffixes=("_s", "_o"))
-        strict = (both["logit_s"] != 0) & (both["logit_o"] != 0)
-        both = both[strict & both["logit_s"].notna() & both["logit_o"].notna()]
-        differ = np.sign(both["logit_s"]) * np.sign(both["logit_o"]) < 0
-        per = differ.groupby(both["judge"], sort=True).agg(["size", "mean"])
-        rows.append(
-            pd.DataFrame(
-                {
-                    "judge": per.index,
-                    "swapped": swapped,
-                    "shown": shown,
-                    "n_items": per["size"].to_numpy(),
-                    "disagree": per["mean"].to_numpy(np.float64),
-                }
-            )
-        )
+    rows = [
+        _pair_disagreement(parts[swapped], parts[shown], swapped, shown)
+        for swapped, shown in FAMILIES["order"].pairs(list(parts))
+    ]
     columns = ["judge", "swapped", "shown", "n_items", "disagree"]
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=columns)
+
+
+def _pair_disagreement(a: pd.DataFrame, b: pd.DataFrame, swapped: str, shown: str) -> pd.DataFrame:
+    """One order pair's rows of :func:`order_disagreement` (judges sorted by name).
+
+    The cells of the two orders are matched by integer (item, judge) keys (a validated panel
+    has one cell per item, judge and condition) instead of a merge on the ids (0.15 s a pair
+    on a 600,000-row panel); each count is exact, so the shares equal a groupby mean's.
+    """
+    item, _ = pd.factorize(pd.concat([a["item"], b["item"]], ignore_index=True))
+    judge, judges = pd.factorize(pd.concat([a["judge"], b["judge"]], ignore_index=True), sort=True)
+    key = item.astype(np.int64) * len(judges) + judge
+    n = len(a)
+    _, at_a, at_b = np.intersect1d(key[:n], key[n:], assume_unique=True, return_indices=True)
+    m_s = a["logit"].to_numpy(np.float64)[at_a]
+    m_o = b["logit"].to_numpy(np.float64)[at_b]
+    strict = (m_s != 0) & (m_o != 0) & ~np.isnan(m_s) & ~np.isnan(m_o)
+    who = judge[:n][at_a][strict]
+    differ = np.sign(m_s[strict]) * np.sign(m_o[strict]) < 0
+    size = np.bincount(who, minlength=len(judges))
+    hits = np.bincount(who, weights=differ, minlength=len(judges))
+    seen = size > 0
+    names = judges[seen]
+    if not isinstance(names, pd.CategoricalIndex):  # the dtype a groupby gives its keys
+        names = pd.Index(names.to_numpy(dtype=object))
+    return pd.DataFrame(
+        {
+            "judge": names,
+            "swapped": swapped,
+            "shown": shown,
+            "n_items": size[seen].astype(np.int64),
+            "disagree": hits[seen] / size[seen],
+        }
+    )
 
 
 #: Flagged judges of one order pair named one by one; more get one note for them all.
@@ -142,8 +161,12 @@ def _first_shown_share(sub: pd.DataFrame, first: float) -> pd.Series:
     """Per judge: share of its strict verdicts in ``sub`` (one condition) whose sign is ``first``."""
     logit = sub["logit"].to_numpy(dtype=np.float64)
     strict = np.isfinite(logit) & (logit != 0)
-    hit = pd.Series(np.sign(logit[strict]) == first, index=sub["judge"].to_numpy()[strict])
-    return hit.groupby(level=0, sort=False).mean()
+    # by judge codes: a groupby on a 100,000-label index of names costs ~40x more (each hit
+    # is 0 or 1, so the sums are exact and the means equal the groupby's)
+    code, judges = pd.factorize(sub["judge"].to_numpy()[strict])
+    hits = np.bincount(code, weights=np.sign(logit[strict]) == first, minlength=len(judges))
+    counts = np.bincount(code, minlength=len(judges))
+    return pd.Series(hits / counts, index=pd.Index(judges, dtype=object))
 
 
 def orientation_evidence(panel: pd.DataFrame) -> pd.DataFrame:

@@ -20,6 +20,7 @@ from judgerisk.risk._lmm_solver import (
     Params,
     Penalties,
     Sweeper,
+    margins,
     start_point,
     state_mask,
 )
@@ -690,3 +691,21 @@ def test_anderson_and_plain_sweeps_reach_one_fixed_point_with_missing_cells():
     assert fast.q_.mean() == pytest.approx(plain.q_.mean(), abs=1e-3)
     p_plain, p_fast = (m.fitted(sim.data)["p_hat"].to_numpy() for m in (plain, fast))
     assert np.abs(p_plain - p_fast).max() < 1e-6
+
+
+def test_margins_of_a_complete_panel_equal_the_cell_by_cell_sums():
+    """margins broadcasts over a complete, sorted panel: the same bits as gathering per cell."""
+    panel = validate_panel(simulate_panel(n_items=40, seed=3).data)
+    rng = np.random.default_rng(0)
+    for rows in (panel, panel.iloc[::3], panel.sample(frac=1.0, random_state=1)):
+        arr = encode_panel(rows)
+        J, C = arr.n_judges, arr.n_conditions
+        p = Params(
+            rng.normal(size=arr.n_items),
+            rng.random(J) + 0.5,
+            rng.normal(size=J),
+            rng.normal(size=C),
+            rng.normal(size=(J, C)),
+        )
+        by_cell = p.a[arr.judge_idx] * p.q[arr.item_idx] + p.offsets()[arr.judge_idx, arr.cond_idx]
+        assert np.array_equal(margins(arr, p).view(np.int64), by_cell.view(np.int64))

@@ -210,3 +210,28 @@ def test_revalidation_fast_path_detects_any_change(frame):
     # a restriction the panel does not meet is checked
     with pytest.raises(PanelError, match="unknown condition"):
         validate_panel(panel, conditions=("original",))
+
+
+def test_csv_writer_is_pandas_to_csv_byte_for_byte(tmp_path):
+    """write_table formats each distinct float64 once (by its bits), as DataFrame.to_csv does."""
+    from judgerisk.panel import write_table
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=300) * 10.0 ** rng.integers(-320, 300, 300)
+    edge = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e16, 1e-05, 5e-324, 0.1, 0.1, -0.0, 0.0]
+    values = np.concatenate([x, edge, x[:50]])  # repeated values share one text
+    n = len(values)
+    table = pd.DataFrame(
+        {
+            "item": np.arange(n),
+            "score": values,
+            "text": ["a,b" if i % 3 else "" for i in range(n)],
+            "half": rng.normal(size=n).astype(np.float32),
+            "flag": np.arange(n) % 2 == 0,
+            "score2": values[::-1],
+        }
+    )
+    table.columns = ["item", "score", "text", "half", "flag", "score"]  # a name given twice
+    path = write_table(table, tmp_path / "t.csv")
+    table.to_csv(tmp_path / "pandas.csv", index=False)
+    assert path.read_bytes() == (tmp_path / "pandas.csv").read_bytes()

@@ -227,13 +227,14 @@ def score_panel(
         raise PanelError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     if check_input:
         panel = validate_panel(panel)
-    check_scorable(panel)
-    # valid (validated above) and never re-validated: the steps below take check_input=False
-    unlabelled = panel.drop(columns=[c for c in ("gold",) if c in panel.columns])
+    # valid (validated above) and never re-validated: the steps below take check_input=False;
+    # the condition (and, for SCUR, the judge) compared and factorized by integer codes
+    unlabelled = _coded(panel.drop(columns=[c for c in ("gold",) if c in panel.columns]))
+    check_scorable(unlabelled)
     items = pd.Index(pd.unique(unlabelled["item"]), name="item").sort_values()
     splits = cross_fit_splits(items, n_seeds, seed, protocol, n_folds)
     keep = "evaluation" if protocol == "kfold" else None
-    cells = panel[["item", "judge", "condition", "logit", "p"]]  # validated above
+    cells = _coded(unlabelled[["item", "judge", "condition", "logit", "p"]], ("judge",))
     tables = []
     for s, _, split in progress_bar(
         splits, total=len(splits), enabled=progress, desc="SCUR splits", unit="split"
@@ -265,6 +266,17 @@ def score_panel(
     out.attrs["seeds"] = list(range(seed, seed + n_seeds))
     out.attrs["protocol"] = protocol
     return out
+
+
+def _coded(panel: pd.DataFrame, columns: Sequence[str] = ("condition",)) -> pd.DataFrame:
+    """``panel`` with ``columns`` as pandas categoricals (categories: the values present).
+
+    The same values and rows; a comparison (``panel["condition"] == "original"``), a split
+    and a factorization then run on integer codes instead of Python strings (28 such passes
+    over a 600,000-row panel took 0.7 s). The judge stays text where a table is pivoted by
+    it (the aggregators' and baselines' item x judge tables).
+    """
+    return panel.assign(**{c: pd.Categorical(panel[c]) for c in columns})
 
 
 def combine_repetitions(tables: Sequence[pd.DataFrame], items: pd.Index) -> pd.DataFrame:

@@ -291,7 +291,7 @@ def validate_frame(
     has_original = np.zeros(len(items_sorted), dtype=bool)
     has_original[item_code[cond_code == order.index(ORIGINAL)]] = True
     no_orig = ~has_original[item_code]
-    del item_code, cond_code
+    del cond_code
     if no_orig.any():
         items = pd.unique(out.loc[no_orig, "item"])
         raise _fail(
@@ -303,7 +303,8 @@ def validate_frame(
         )
 
     if "gold" in out.columns:
-        _check_gold(out)
+        _check_gold(out, item_code)
+    del item_code
 
     if (np.diff(row_order) != 1).any():
         out = out.take(row_order).reset_index(drop=True)
@@ -476,8 +477,11 @@ def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
     return m
 
 
-def _check_gold(out: pd.DataFrame) -> None:
-    """Gold is optional per item (NaN = unlabelled); when given it is "A" or "B" for the item."""
+def _check_gold(out: pd.DataFrame, item_code: np.ndarray) -> None:
+    """Gold is optional per item (NaN = unlabelled); when given it is "A" or "B" for the item.
+
+    ``item_code`` numbers the rows' items (``0 .. n_items - 1``).
+    """
     gold = _shared_objects(out["gold"], lambda u: u)
     missing = gold.isna().to_numpy()
     bad = ~gold.isin(["A", "B"]).to_numpy() & ~missing
@@ -489,6 +493,9 @@ def _check_gold(out: pd.DataFrame) -> None:
             bad,
             [*REQUIRED, "gold"],
         )
+    if _one_label_per_item(gold, item_code):  # the usual case, by integer codes
+        out["gold"] = gold.where(~missing, np.nan)
+        return
     key = gold.where(~missing, "")
     counts = pd.DataFrame({"item": out["item"], "g": key}).value_counts(sort=False)
     counts = counts.rename("n").reset_index()
@@ -503,6 +510,14 @@ def _check_gold(out: pd.DataFrame) -> None:
             [*REQUIRED, "gold"],
         )
     out["gold"] = gold.where(~missing, np.nan)
+
+
+def _one_label_per_item(gold: pd.Series, item_code: np.ndarray) -> bool:
+    """Whether every row of an item holds the same gold value (a missing one included)."""
+    code, _ = pd.factorize(gold, use_na_sentinel=False)
+    first = np.empty(int(item_code.max()) + 1, dtype=code.dtype)
+    first[item_code[::-1]] = code[::-1]  # each item's first row's code (the last write wins)
+    return bool((code == first[item_code]).all())
 
 
 def warn_ties_and_orientation(panel: pd.DataFrame) -> None:
@@ -544,7 +559,8 @@ def check_scorable(panel: pd.DataFrame) -> None:
     """
     orig = _refuse(panel)
     warn_ties_and_orientation(panel)
-    n_items, patterns = panel["item"].nunique(), distinct_patterns(panel)
+    n_items = panel["item"].nunique()
+    patterns = FEW_PATTERNS + 1 if _many_patterns(panel) else distinct_patterns(panel)
     if patterns <= FEW_PATTERNS and n_items > patterns:
         warnings.warn(
             f"the panel's {n_items} items show only {patterns} distinct patterns of verdicts "
@@ -575,6 +591,20 @@ def check_scorable(panel: pd.DataFrame) -> None:
             )
 
 
+def _many_patterns(panel: pd.DataFrame, head: int = 50_000) -> bool:
+    """A cheap proof that a validated panel shows more than :data:`FEW_PATTERNS` patterns.
+
+    Items with different logits in one (judge, condition) column have different patterns
+    (:func:`judgerisk.panel.overlap.distinct_patterns`), so more than :data:`FEW_PATTERNS` distinct
+    logits in the column of the first row, among the first ``head`` rows, prove it without
+    counting the patterns (0.13 s on a 600,000-row panel). ``False`` proves nothing.
+    """
+    rows = panel.iloc[:head]
+    first = rows.iloc[0]
+    column = (rows["judge"] == first["judge"]) & (rows["condition"] == first["condition"])
+    return bool(rows.loc[column.to_numpy(), "logit"].nunique() > FEW_PATTERNS)
+
+
 def _example_pairs(family: str) -> list[str]:
     """The pairs a family would form among the paper's six conditions, as ``c/c'`` text."""
     return [f"{a}/{b}" for a, b in FAMILIES[family].pairs(CONDITIONS)]
@@ -598,7 +628,7 @@ def _refuse(panel: pd.DataFrame) -> pd.DataFrame:
                 "SCOPE report, judgerisk report)"
             )
         )
-    groups = judge_groups(panel)
+    groups = judge_groups(orig)  # its original-condition filter then scans these rows only
     if len(groups) > 1:
         raise PanelError(no_shared_items(groups))
     return orig

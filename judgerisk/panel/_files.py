@@ -173,8 +173,35 @@ _READERS = {
     ".jsonl": _read_jsonl,
     ".ndjson": _read_jsonl,
 }
+
+
+def _write_csv(df: pd.DataFrame, path: Path) -> None:
+    """``df.to_csv(path, index=False)``, byte for byte, with its float64 columns written faster.
+
+    pandas writes a float64 value as ``str`` of the numpy float, the shortest text that reads
+    back to the same number, which is Python's ``repr`` of it (``1e-05``, ``-0.0``, ``inf``),
+    and a NaN as an empty field. Here each distinct value (by its bits: ``0.0`` and ``-0.0``
+    stay apart) is formatted once: a score table repeats many of its values (ECDF levels,
+    posteriors), and formatting was most of the time of writing 20,000 items.
+    """
+    out = df.copy(deep=False)
+    for at, dtype in enumerate(df.dtypes):
+        if dtype == np.float64:
+            out.isetitem(at, _float_text(df.iloc[:, at].to_numpy()))
+    out.to_csv(path, index=False)
+
+
+def _float_text(values: np.ndarray) -> np.ndarray:
+    """The csv text of float64 values: ``repr`` of each distinct value, ``""`` for NaN."""
+    code, distinct = pd.factorize(values.view(np.int64))
+    text = np.array([repr(v) for v in distinct.view(np.float64).tolist()], dtype=object)
+    out = text[code]
+    out[np.isnan(values)] = ""
+    return out
+
+
 _WRITERS = {
-    ".csv": lambda df, path: df.to_csv(path, index=False),
+    ".csv": _write_csv,
     ".parquet": lambda df, path: df.to_parquet(path, index=False),
     ".pq": lambda df, path: df.to_parquet(path, index=False),
     ".jsonl": lambda df, path: df.to_json(path, orient="records", lines=True, double_precision=15),

@@ -68,36 +68,45 @@ class PanelArrays:
 
 def to_wide(panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> pd.DataFrame:
     """Pivot one condition of a panel to an item x judge table (NaN where a cell is missing)."""
-    sub = panel.loc[panel["condition"] == condition]
-    if sub.empty:
-        raise PanelError(f"no rows with condition {condition!r} in the panel")
-    wide = sub.pivot(index="item", columns="judge", values=value)
-    wide.columns.name = "judge"
-    return wide.sort_index()
+    return _pivot(_condition_rows(panel, value, condition), value)
 
 
 def cell_table(panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> CellTable:
     """:func:`judgerisk.panel.to_wide` held by its cells: items and judges sorted alike."""
-    sub = panel.loc[panel["condition"] == condition]
-    if sub.empty:
-        raise PanelError(f"no rows with condition {condition!r} in the panel")
-    row, items = pd.factorize(sub["item"], sort=True)
-    col, judges = pd.factorize(sub["judge"], sort=True)
-    index = pd.Index(items, name="item")
-    columns = pd.Index(judges, name="judge")
-    return CellTable.from_cells(index, columns, row, col, sub[value].to_numpy(np.float64))
+    return _cells(_condition_rows(panel, value, condition), value)
 
 
 def wide_table(
     panel: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL
 ) -> pd.DataFrame | CellTable:
     """The item x judge table of one condition: dense when its cells fill it, else by cells."""
-    sub = panel["condition"] == condition
-    n_items = panel.loc[sub, "item"].nunique()
-    n_judges = panel.loc[sub, "judge"].nunique()
-    if is_sparse(int(sub.sum()), n_items * n_judges):
-        return cell_table(panel, value, condition)
-    return to_wide(panel, value, condition)
+    sub = _condition_rows(panel, value, condition)
+    if is_sparse(len(sub), sub["item"].nunique() * sub["judge"].nunique()):
+        return _cells(sub, value)
+    return _pivot(sub, value)
+
+
+def _condition_rows(panel: pd.DataFrame, value: str, condition: str) -> pd.DataFrame:
+    """The ``item``, ``judge`` and ``value`` columns of the rows of ``condition`` (one pass, and
+    only the three columns a table reads are copied)."""
+    sub = panel.loc[(panel["condition"] == condition).to_numpy(), ["item", "judge", value]]
+    if sub.empty:
+        raise PanelError(f"no rows with condition {condition!r} in the panel")
+    return sub
+
+
+def _pivot(sub: pd.DataFrame, value: str) -> pd.DataFrame:
+    wide = sub.pivot(index="item", columns="judge", values=value)
+    wide.columns.name = "judge"
+    return wide.sort_index()
+
+
+def _cells(sub: pd.DataFrame, value: str) -> CellTable:
+    row, items = pd.factorize(sub["item"], sort=True)
+    col, judges = pd.factorize(sub["judge"], sort=True)
+    index = pd.Index(items, name="item")
+    columns = pd.Index(judges, name="judge")
+    return CellTable.from_cells(index, columns, row, col, sub[value].to_numpy(np.float64))
 
 
 def to_long(wide: pd.DataFrame, value: str = "logit", condition: str = ORIGINAL) -> pd.DataFrame:

@@ -35,6 +35,7 @@ limited memory algorithm for bound constrained optimization", SIAM J. Sci. Compu
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -575,13 +576,30 @@ def start_point(q0: np.ndarray, J: int, C: int, rng: np.random.Generator | None)
 
 def restart_spread(arr: PanelArrays, runs: list[RunResult], kept: int) -> tuple[np.ndarray, float]:
     """Per restart: max |p_hat - p_hat of the kept restart| over the fit cells, and the
-    criterion minus the kept restart's; plus the largest pairwise |Δp_hat|."""
-    p_hat = np.array([expit(margins(arr, r.params)) for r in runs])
-    dp_kept = np.abs(p_hat - p_hat[kept]).max(axis=1)
-    pairwise = float(max(np.abs(p_hat - row).max() for row in p_hat))
-    return dp_kept, pairwise
+    criterion minus the kept restart's; plus the largest pairwise |Δp_hat|.
+
+    Each unordered pair of restarts is compared once (``|x - y| = |y - x|`` exactly), so
+    ``n`` restarts cost ``n(n-1)/2`` passes over the cells instead of ``n^2 + n``.
+    """
+    p_hat = [expit(margins(arr, r.params)) for r in runs]
+    gap = np.zeros((len(runs), len(runs)))
+    for r, s in itertools.combinations(range(len(runs)), 2):
+        gap[r, s] = gap[s, r] = np.abs(p_hat[r] - p_hat[s]).max()
+    gap[kept, kept] = np.abs(p_hat[kept] - p_hat[kept]).max()  # 0, or NaN as p_hat's
+    return gap[kept], float(max(row.max() for row in gap))
 
 
 def margins(arr: PanelArrays, p: Params) -> np.ndarray:
-    """Fitted margins ``a_j q_i + b_j + delta_c + kappa_jc`` of every cell of ``arr``."""
-    return p.a[arr.judge_idx] * p.q[arr.item_idx] + p.offsets()[arr.judge_idx, arr.cond_idx]
+    """Fitted margins ``a_j q_i + b_j + delta_c + kappa_jc`` of every cell of ``arr``.
+
+    When ``arr`` holds every cell once, in item, judge, condition order (a complete panel as
+    validation sorts it), the same sums are formed by broadcasting, without gathering the
+    parameters cell by cell (about 6x faster; the same products and sums, so the same bits).
+    """
+    I, J, C = len(p.q), len(p.a), p.kappa.shape[1]
+    cell_jc = arr.judge_idx * C + arr.cond_idx
+    if len(cell_jc) == I * J * C and np.array_equal(
+        arr.item_idx * (J * C) + cell_jc, np.arange(I * J * C)
+    ):
+        return (np.multiply.outer(p.q, p.a)[:, :, None] + p.offsets()[None, :, :]).ravel()
+    return p.a[arr.judge_idx] * p.q[arr.item_idx] + p.offsets().ravel()[cell_jc]

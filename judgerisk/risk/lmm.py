@@ -437,8 +437,7 @@ class LatentMeasurementModel:
             When the panel has judges or conditions that the fit did not see.
         """
         panel, j, c = self._codes(panel, check_input)
-        items = pd.Index(pd.unique(panel["item"]))
-        i = items.get_indexer(panel["item"])
+        i, items = pd.factorize(panel["item"])  # codes in order of first appearance
         J = len(self.judges_)
         a = self.a_.to_numpy()
         offsets = (

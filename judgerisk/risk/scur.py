@@ -337,14 +337,16 @@ def _split_panel(
         split = split_items(pd.unique(panel["item"]), seed, splits)
     else:
         split = _given_split(split, panel)
-    row_split = split.reindex(panel["item"].to_numpy()).to_numpy()
     if not (split == "reference").any():
         raise PanelError(
             f"the reference split is empty ({len(split)} items, splits={tuple(splits)}); "
             "SCUR needs reference items to normalise the signals"
         )
-    fit_panel = panel.loc[row_split == "fit"].reset_index(drop=True)
-    score_panel = panel.loc[row_split != "fit"].reset_index(drop=True)
+    # a row is a fit cell iff its item is a fit item (one hash pass over the item ids, not a
+    # label per row compared as text twice)
+    row_fit = panel["item"].isin(split.index[(split == "fit").to_numpy()]).to_numpy()
+    fit_panel = panel.loc[row_fit].reset_index(drop=True)
+    score_panel = panel.loc[~row_fit].reset_index(drop=True)
     return split, fit_panel, score_panel
 
 
