@@ -99,3 +99,23 @@ def test_toy_dataset_recipe(registered, tmp_path, monkeypatch, simulated_panel):
     save_panel(simulated_panel(n_items=20, n_judges=3, seed=1), tmp_path / "toy" / "panel.csv")
     assert available("toy")
     assert load_dataset("toy", n=5)["item"].nunique() == 5
+
+
+def test_a_score_that_reads_the_panel_gets_the_contracts_text_columns(registered, simulated_panel):
+    """score_panel compares the condition as a categorical; a plug-in reading ``panel=`` still
+    gets text columns (a categorical's groupby would list absent conditions)."""
+    from judgerisk.engine.certified import score_panel
+
+    seen = []
+
+    @register_risk_score("conditions_seen", label="Conditions seen", color="#17becf")
+    def conditions_seen(probs, votes, fit_items, items, panel):
+        seen.append({c: str(panel[c].dtype) for c in ("item", "judge", "condition")})
+        counts = panel.groupby("item")["condition"].nunique()
+        return counts.reindex(items).astype(float)
+
+    registered("risk_score", "conditions_seen")
+    panel = simulated_panel(n_items=60, n_judges=3, seed=1)
+    out = score_panel(panel, n_seeds=1, baselines=("pe", "conditions_seen"), scur_options=FAST)
+    assert seen and all(dtype != "category" for d in seen for dtype in d.values()), seen
+    assert (out["conditions_seen"] == panel["condition"].nunique()).all()

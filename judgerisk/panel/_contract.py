@@ -595,7 +595,7 @@ def _many_patterns(panel: pd.DataFrame, head: int = 50_000) -> bool:
     """A cheap proof that a validated panel shows more than :data:`FEW_PATTERNS` patterns.
 
     Items with different logits in one (judge, condition) column have different patterns
-    (:func:`judgerisk.panel.overlap.distinct_patterns`), so more than :data:`FEW_PATTERNS` distinct
+    (:func:`judgerisk.panel._overlap.distinct_patterns`), so more than :data:`FEW_PATTERNS` distinct
     logits in the column of the first row, among the first ``head`` rows, prove it without
     counting the patterns (0.13 s on a 600,000-row panel). ``False`` proves nothing.
     """

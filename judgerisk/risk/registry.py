@@ -100,8 +100,21 @@ class RiskScore:
         elif panel is None:
             raise ValueError(f"{self.name} reads every condition: pass panel=")
         else:
-            out = self.compute(probs, votes, fit_items, items, panel=panel)  # type: ignore[call-arg]
+            out = self.compute(  # type: ignore[call-arg]
+                probs, votes, fit_items, items, panel=_as_contract(panel)
+            )
         return pd.Series(out).reindex(items)
+
+
+def _as_contract(panel: pd.DataFrame) -> pd.DataFrame:
+    """``panel`` with its text columns as text, as the data contract has them.
+
+    :func:`judgerisk.engine.certified.score_panel` compares and splits the condition (and the
+    judge) as pandas categoricals; a score that reads the panel gets the columns it was
+    written for (a categorical's ``groupby`` would also list the absent categories).
+    """
+    coded = [c for c in panel.columns if isinstance(panel[c].dtype, pd.CategoricalDtype)]
+    return panel.astype(dict.fromkeys(coded, object)) if coded else panel
 
 
 def _takes_panel(func: Callable) -> bool:
