@@ -27,13 +27,17 @@ from tests.test_readings_follow_tables import (
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
-def _chapter(name: str, other: str, others: dict, needs_data: bool = False):
+def _chapter(
+    name: str, other: str, others: dict, needs_data: bool = False, needs: tuple[str, ...] = ()
+):
     """A module fixture: chapter ``name`` run at its small parameters, then (id ``other``)
     with ``others`` on top of them; it gives the executed notebook, its glued values and its
-    tables."""
+    tables. ``needs``: modules the chapter imports from an extra (skipped without them)."""
 
     @pytest.fixture(scope="module", params=["small", other])
     def chapter(request, tmp_path_factory):
+        for module in needs:
+            pytest.importorskip(module, reason=f"the chapter needs {module} (the extract extra)")
         if needs_data and not _have_data():
             pytest.skip("the public LLMBar data are not found ($JUDGERISK_DATA)")
         out = tmp_path_factory.mktemp(f"{name[:2]}_{request.param.replace(' ', '_')}")
@@ -132,6 +136,7 @@ extraction_chapter = _chapter(
     "more live items",
     {"n_items": 6, "n_live": 2, "seed": 1},
     needs_data=True,
+    needs=("torch", "transformers"),
 )
 
 
