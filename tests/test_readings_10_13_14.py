@@ -213,20 +213,27 @@ def estimates(request, tmp_path_factory):
 
 
 def _by_cell(table) -> dict[tuple[str, int, str], float]:
-    """A data x size x method table (two header rows) as {(data, n, method): value}."""
-    methods, cells, data = table[0][1:], {}, None
-    for row in table[2:]:
-        if len(row) == len(table[0]):
-            data, row = row[0], row[1:]
-        for method, value in zip(methods[1:], row[1:], strict=True):
+    """A method x (data, size) table ("LLMBar, 50 labels" columns) as {(data, n, method): value}."""
+    columns = [re.fullmatch(r"(.+), (\d+) labels", c) for c in table[0][1:]]
+    assert all(columns), table[0]
+    cells = {}
+    for method, *values in table[1:]:
+        for found, value in zip(columns, values, strict=True):
             if value != "–":
-                cells[(data, int(row[0]), method)] = float(value)
+                cells[(found.group(1), int(found.group(2)), method)] = float(value)
     return cells
+
+
+def _coverage_table(tables) -> list[list[str]]:
+    """Chapter 13's coverage table: the first whose columns are (data, slice size) cells."""
+    return next(
+        t for t in tables if t and len(t[0]) > 1 and all(c.endswith(" labels") for c in t[0][1:])
+    )
 
 
 def test_the_coverage_reading_is_the_coverage_table(estimates):
     level, glued, tables = estimates
-    cov = _by_cell(_find(tables, METHOD_NAMES["labelled_ipw"]))
+    cov = _by_cell(_coverage_table(tables))
     assert not any(m == METHOD_NAMES["judge"] for _, _, m in cov)  # no interval: "–"
     assert float(_text(glued, "ch13_est_level")) == level
     se = float(_text(glued, "ch13_est_cov_se"))
@@ -254,7 +261,7 @@ def test_the_coverage_reading_is_the_coverage_table(estimates):
 
 def test_the_active_and_strata_readings_are_their_tables(estimates):
     level, glued, tables = estimates
-    cov = _by_cell(_find(tables, METHOD_NAMES["labelled_ipw"]))
+    cov = _by_cell(_coverage_table(tables))
     smallest = min(n for _, n, _ in cov)
     name = METHOD_NAMES["ppi_active"]
     active = [v for (_, n, m), v in cov.items() if n == smallest and m == name]
@@ -324,8 +331,8 @@ def test_each_method_has_one_name_on_the_page(estimates):
     assert [r[0] for r in first[2:]] == [
         METHOD_NAMES[m] for m in ("judge", "labelled", "ppi", "ppi_stratified", "ppi_multi")
     ]
-    coverage = _find(tables, METHOD_NAMES["labelled_ipw"])
-    assert set(coverage[0][2:]) == {METHOD_NAMES[m] for m in METHOD_NAMES}, coverage[0]
+    coverage = _coverage_table(tables)
+    assert {r[0] for r in coverage[1:]} == {METHOD_NAMES[m] for m in METHOD_NAMES}, coverage
     for table in tables:
         for cell in (c for row in table for c in row):
             assert cell not in METHOD_NAMES and "_" not in cell, (cell, table[0])
@@ -348,6 +355,16 @@ def reproduced(request, tmp_path_factory):
 PAPERS = "the paper's number"
 
 
+def _reproduced_rows(tables) -> list[dict[str, str]]:
+    """Chapter 14's rows: its table of numbers joined by row with its table of settings."""
+    numbers = _find(tables, "the paper's number inside it")
+    settings = _find(tables, "how the setting differs")
+    where = {r[0]: dict(zip(settings[0], r, strict=True)) for r in settings[1:]}
+    rows = [dict(zip(numbers[0], r, strict=True)) for r in numbers[1:]]
+    assert sorted(where) == sorted(r["row"] for r in rows)  # one setting per row
+    return [{**r, **where[r["row"]]} for r in rows]
+
+
 def _span(text: str) -> tuple[float, float]:
     """``"0.685–0.822"`` -> (0.685, 0.822); ``"0.500"`` -> (0.5, 0.5)."""
     low, _, high = text.partition("–")
@@ -356,9 +373,7 @@ def _span(text: str) -> tuple[float, float]:
 
 def test_each_row_is_its_difference_and_its_interval(reproduced):
     alpha, glued, tables = reproduced
-    table = _find(tables, "the paper's number inside it")
-    header = table[0]
-    rows = [dict(zip(header, r, strict=True)) for r in table[1:]]
+    rows = _reproduced_rows(tables)
     n_in = n_ci = 0
     for r in rows:
         theirs, ours = _span(r[PAPERS]), _span(r["judgerisk"])
@@ -392,9 +407,7 @@ def test_each_row_is_its_difference_and_its_interval(reproduced):
 
 def test_the_no_verdict_note_is_on_the_method_that_accepts_none(reproduced):
     _, _, tables = reproduced
-    table = _find(tables, "the paper's number inside it")
-    header = table[0]
-    rows = [dict(zip(header, r, strict=True)) for r in table[1:]]
+    rows = _reproduced_rows(tables)
     mt = [r for r in rows if r["quantity"].endswith("Qwen2.5-7B, MT-Bench")]
     assert len(mt) == 4
     for cover in (r for r in mt if " coverage" in r["quantity"]):
@@ -419,9 +432,7 @@ def test_the_single_judge_readings_are_their_numbers(reproduced):
     acc = _text(glued, "ch14_small_acc")
     ((_, low, high),) = _intervals(acc)
     assert acc.endswith(", at chance)") == (low <= 0 <= high), acc
-    table = _find(tables, "the paper's number inside it")
-    header = table[0]
-    rows = [dict(zip(header, r, strict=True)) for r in table[1:]]
+    rows = _reproduced_rows(tables)
     cover = _text(glued, "ch14_scope_cover")
     for r in rows:
         if r["quantity"].startswith("SCOPE coverage"):
