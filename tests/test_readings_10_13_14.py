@@ -212,22 +212,25 @@ def estimates(request, tmp_path_factory):
     return level, glued_values(nb), _tables(nb)
 
 
+_METHOD_AT = re.compile(r"(.+), (\d+) labels")
+
+
 def _by_cell(table) -> dict[tuple[str, int, str], float]:
-    """A method x (data, size) table ("LLMBar, 50 labels" columns) as {(data, n, method): value}."""
-    columns = [re.fullmatch(r"(.+), (\d+) labels", c) for c in table[0][1:]]
-    assert all(columns), table[0]
+    """A (method, size) x data table ("PPI++, 50 labels" rows) as {(data, n, method): value}."""
     cells = {}
-    for method, *values in table[1:]:
-        for found, value in zip(columns, values, strict=True):
+    for label, *values in table[1:]:
+        found = _METHOD_AT.fullmatch(label)
+        assert found, label
+        for data, value in zip(table[0][1:], values, strict=True):
             if value != "–":
-                cells[(found.group(1), int(found.group(2)), method)] = float(value)
+                cells[(data, int(found.group(2)), found.group(1))] = float(value)
     return cells
 
 
 def _coverage_table(tables) -> list[list[str]]:
-    """Chapter 13's coverage table: the first whose columns are (data, slice size) cells."""
+    """Chapter 13's coverage table: the first whose rows are (method, slice size) cells."""
     return next(
-        t for t in tables if t and len(t[0]) > 1 and all(c.endswith(" labels") for c in t[0][1:])
+        t for t in tables if len(t) > 1 and all(r and _METHOD_AT.fullmatch(r[0]) for r in t[1:])
     )
 
 
@@ -332,7 +335,8 @@ def test_each_method_has_one_name_on_the_page(estimates):
         METHOD_NAMES[m] for m in ("judge", "labelled", "ppi", "ppi_stratified", "ppi_multi")
     ]
     coverage = _coverage_table(tables)
-    assert {r[0] for r in coverage[1:]} == {METHOD_NAMES[m] for m in METHOD_NAMES}, coverage
+    named = {_METHOD_AT.fullmatch(r[0]).group(1) for r in coverage[1:]}
+    assert named == {METHOD_NAMES[m] for m in METHOD_NAMES}, coverage
     for table in tables:
         for cell in (c for row in table for c in row):
             assert cell not in METHOD_NAMES and "_" not in cell, (cell, table[0])
