@@ -337,6 +337,8 @@ def test_each_method_has_one_name_on_the_page(estimates):
     coverage = _coverage_table(tables)
     named = {_METHOD_AT.fullmatch(r[0]).group(1) for r in coverage[1:]}
     assert named == {METHOD_NAMES[m] for m in METHOD_NAMES}, coverage
+    sizes = {_METHOD_AT.fullmatch(r[0]).group(2) for r in coverage[1:]}
+    assert len(coverage) - 1 == len(named) * len(sizes), coverage  # no row left out
     for table in tables:
         for cell in (c for row in table for c in row):
             assert cell not in METHOD_NAMES and "_" not in cell, (cell, table[0])
