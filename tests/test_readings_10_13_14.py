@@ -302,7 +302,7 @@ def test_the_active_and_strata_readings_are_their_tables(estimates):
 def test_a_learners_panel_is_described_as_theirs(estimates):
     level, glued, tables = estimates
     own = level != 0.9  # the "own" run is the one at another level
-    data = {r[0] for r in _find(tables, METHOD_NAMES["labelled_ipw"])[2:] if not r[0].isdigit()}
+    data = set(_coverage_table(tables)[0][1:])  # its columns: the data sets
     assert ("your panel" in data) == own and ("simulated" in data) == (not own), data
     for key in ("ch13_est_sources", "ch13_est_first_panel", "ch13_est_first_name"):
         text = _text(glued, key)
