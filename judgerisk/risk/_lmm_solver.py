@@ -586,7 +586,7 @@ def restart_spread(arr: PanelArrays, runs: list[RunResult], kept: int) -> tuple[
     for r, s in itertools.combinations(range(len(runs)), 2):
         gap[r, s] = gap[s, r] = np.abs(p_hat[r] - p_hat[s]).max()
     gap[kept, kept] = np.abs(p_hat[kept] - p_hat[kept]).max()  # 0, or NaN as p_hat's
-    return gap[kept], float(max(row.max() for row in gap))
+    return gap[kept], float(max(gap.max(axis=1).tolist()))  # a NaN row first stays NaN, as before
 
 
 def margins(arr: PanelArrays, p: Params) -> np.ndarray:
