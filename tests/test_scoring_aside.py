@@ -28,7 +28,7 @@ def _scored(panel, folder, aside: bool, monkeypatch) -> tuple[dict, pd.DataFrame
     pq, csv = folder / f"s{int(aside)}.parquet", folder / f"s{int(aside)}.csv"
     score = functools.partial(build._score_to_files, panel, params, False, pq, csv)
     with build._scored_aside(score) as scoring:
-        assert scoring.aside is aside
+        assert scoring.forked is aside
         attrs = scoring.result()
     return attrs, pd.read_parquet(pq), csv.read_bytes()
 

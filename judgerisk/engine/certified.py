@@ -48,6 +48,7 @@ Methods reference §3–4, §7–8; "SCOPE: Selective Conformal Optimized Pairwi
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -57,10 +58,11 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._splits import PROTOCOLS, cross_fit_splits
-from judgerisk._util.progress import progress_bar
+from judgerisk._util.aside import replay_warnings
 from judgerisk._util.registry import NameView
 from judgerisk.aggregators._base import BaseAggregator, aggregator_name, reported_aggregators
 from judgerisk.aggregators.aggregate import aggregate
+from judgerisk.engine._parallel import check_n_jobs, score_splits
 from judgerisk.engine.describe import judge_accuracy
 from judgerisk.options import DEFAULT_SPLITS, ScoreSettings, SelectSettings, check_count
 from judgerisk.panel import (
@@ -74,7 +76,6 @@ from judgerisk.panel import (
 from judgerisk.risk import registry as risk_registry
 from judgerisk.risk.baselines import BASELINES, baseline_scores
 from judgerisk.risk.registry import CERTIFIED, COMPONENTS
-from judgerisk.risk.scur import scur_scores
 from judgerisk.selective.confidence import bpe
 from judgerisk.selective.protocol import (
     ALPHAS,
@@ -155,6 +156,7 @@ def score_panel(
     protocol: str = _SCORE.protocol,
     n_folds: int = _SCORE.n_folds,
     check_input: bool = True,
+    n_jobs: int | None = None,
 ) -> pd.DataFrame:
     """Cross-fitted, label-free risk scores and verdicts for every item of a panel.
 
@@ -192,6 +194,13 @@ def score_panel(
         that :func:`judgerisk.panel.load_panel` or :func:`~judgerisk.panel.validate_panel`
         returned (``judgerisk score`` validates where the file is read, once); the scorability
         check and its warnings run either way.
+    n_jobs : int, optional
+        Processes that score the cross-fitting splits: this one and forked copies of it
+        (Linux; elsewhere, or while another thread runs, one). ``None``: one per usable core
+        for a panel of at most :data:`judgerisk.engine._parallel.AUTO_MAX_CELLS` cells (a
+        forked copy counts the panel's memory again), one above; ``-1``: one per usable core;
+        ``k``: up to ``k``. Every split's numbers depend only on the panel, the split and its
+        seed, so the table and the warnings are the same for every ``n_jobs``.
 
     Returns
     -------
@@ -223,6 +232,7 @@ def score_panel(
     """
     for name, value in (("n_seeds", n_seeds), ("seed", seed), ("n_folds", n_folds)):
         check_count(name, value)
+    check_n_jobs(n_jobs)
     if protocol not in PROTOCOLS:
         raise PanelError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     if check_input:
@@ -235,13 +245,12 @@ def score_panel(
     splits = cross_fit_splits(items, n_seeds, seed, protocol, n_folds)
     keep = "evaluation" if protocol == "kfold" else None
     cells = _coded(unlabelled[["item", "judge", "condition", "logit", "p"]], ("judge",))
-    tables = []
-    for s, _, split in progress_bar(
-        splits, total=len(splits), enabled=progress, desc="SCUR splits", unit="split"
-    ):
-        res = scur_scores(cells, seed=s, split=split, check_input=False, **(scur_options or {}))
-        table = res.table if keep is None else res.table.loc[res.table["split"] == keep]
-        tables.append(table)
+    label_free = functools.partial(
+        _label_free_columns, unlabelled, items, tuple(baselines), aggregators, seed
+    )
+    tables, extra, later = score_splits(
+        cells, splits, keep, scur_options or {}, label_free, n_jobs, progress
+    )
     out = combine_repetitions(tables, items)
     missing = int((out["n_scored"] == 0).sum())
     if missing:
@@ -251,20 +260,36 @@ def score_panel(
             UserWarning,
             stacklevel=2,
         )
+    replay_warnings(later)
+    out = out.join(extra)
+    if "gold" in panel.columns:
+        out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(items)
+    out.attrs["seeds"] = list(range(seed, seed + n_seeds))
+    out.attrs["protocol"] = protocol
+    return out
+
+
+def _label_free_columns(
+    unlabelled: pd.DataFrame,
+    items: pd.Index,
+    baselines: tuple[str, ...],
+    aggregators: Sequence[str | BaseAggregator] | None,
+    seed: int,
+) -> pd.DataFrame:
+    """The columns of :func:`score_panel` that need no split, indexed by ``items``: the
+    baselines, then each aggregator's verdict and posterior."""
+    out = pd.DataFrame(index=items)
     if baselines:
-        base = baseline_scores(
-            unlabelled, fit_items=items, items=items, methods=tuple(baselines), check_input=False
+        out = out.join(
+            baseline_scores(
+                unlabelled, fit_items=items, items=items, methods=baselines, check_input=False
+            )
         )
-        out = out.join(base)
     for method in reported_aggregators(aggregators):
         name = aggregator_name(method)
         agg = aggregate(unlabelled, method, random_state=seed, check_input=False).set_index("item")
         out[name] = agg["verdict"].reindex(items)
         out[f"{name}_posterior"] = agg["posterior"].reindex(items)
-    if "gold" in panel.columns:
-        out["gold"] = panel.drop_duplicates("item").set_index("item")["gold"].reindex(items)
-    out.attrs["seeds"] = list(range(seed, seed + n_seeds))
-    out.attrs["protocol"] = protocol
     return out
 
 

@@ -23,12 +23,7 @@ import base64
 import functools
 import html
 import io
-import os
-import pickle
-import signal
-import sys
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib import resources
@@ -38,6 +33,7 @@ from typing import Any
 import pandas as pd
 
 from judgerisk._provenance import command_text
+from judgerisk._util.aside import Aside, fork_possible, run_aside
 from judgerisk._util.determinism import one_blas_thread
 from judgerisk._util.safe_write import atomic_write, atomic_write_group, private_folder
 from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings
@@ -430,7 +426,7 @@ def render_report(
             # neither while it runs (a crowd's report needs the memory of one copy, not two)
             del panel, score
             _release_memory()
-            if scored.aside:  # meanwhile, on another core: what the notebook will import
+            if scored.forked:  # meanwhile, on another core: what the notebook will import
                 _warm_up(nb)
             attrs = scored.result()
         attrs["warnings"] = sorted(set(checked) | set(attrs["warnings"]))
@@ -619,58 +615,18 @@ def _certification_to_file(
 
 
 def _scoring_aside_possible() -> bool:
-    """Whether the scoring may run in a forked process beside this one: on Linux (a fork is
-    safe there once no other Python thread runs), with a second core to run on."""
-    import threading
-
-    return (
-        sys.platform.startswith("linux")
-        and threading.active_count() == 1
-        and len(os.sched_getaffinity(0)) > 1
-    )
-
-
-class _Scoring:
-    """The scoring of :func:`_scored_aside`: ``aside`` when it runs in a child process."""
-
-    def __init__(self, done: dict[str, Any] | None = None, pid: int = 0, pipe: int = -1) -> None:
-        self.done, self.pid, self.pipe = done or {}, pid, pipe
-        self.aside = pid > 0
-
-    def result(self) -> dict[str, Any]:
-        """What :func:`_score_to_files` returned (waits for the child); its error re-raised."""
-        if not self.aside:
-            return self.done
-        pipe, self.pipe = self.pipe, -1
-        with os.fdopen(pipe, "rb") as fh:  # the child closes its end when it ends
-            data = fh.read()
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = 0
-        if not data:
-            raise RuntimeError(f"the report's scoring process ended without a result ({status})")
-        ok, value, where = pickle.loads(data)
-        if ok:
-            return value
-        value.add_note(f"raised in the report's scoring process:\n{where}")
-        raise value
-
-    def cancel(self) -> None:
-        """End the child if it still runs (this process failed or was interrupted first)."""
-        if self.pid > 0:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.pid = 0
-        if self.pipe >= 0:
-            os.close(self.pipe)
-            self.pipe = -1
+    """Whether the scoring may run in a forked process beside this one
+    (:func:`judgerisk._util.aside.fork_possible`)."""
+    return fork_possible()
 
 
 @contextmanager
 def _scored_aside(
     score: Callable[..., dict[str, Any]], certified: Path | None = None
-) -> Iterator[_Scoring]:
+) -> Iterator[Aside]:
     """Run ``score()`` (:func:`_score_to_files` on the panel) in a forked process when
-    :func:`_scoring_aside_possible`, else here before the block runs.
+    :func:`_scoring_aside_possible`, else here before the block runs
+    (:func:`judgerisk._util.aside.run_aside`).
 
     The notebook cannot start before its scores are written, but what it imports (0.8 s of a
     2,000-item report on one core: matplotlib, scipy.stats, seaborn, IPython, nbconvert) does
@@ -678,46 +634,15 @@ def _scored_aside(
     with ``certified``, runs the notebook's certification check into that file (0.45 s), which
     the notebook then reads. The child computes exactly what this process would (the same code
     on a copy of the same memory, on one BLAS thread: :func:`report_table`); an error it raises
-    is raised here, from :meth:`_Scoring.result`. Leaving the block early kills the child.
+    is raised here, from :meth:`~judgerisk._util.aside.Aside.result`. Leaving the block early
+    kills the child.
     """
-    if not _scoring_aside_possible():  # the notebook checks the certification itself
-        done = score()
-        del score  # the block's caller lets go of the panel: so does this frame
-        yield _Scoring(done=done)
-        return
-    read, write = os.pipe()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:  # the child: score, send the outcome, end without this process's exit work
-        try:
-            os.close(read)
-            try:
-                outcome: tuple = (True, score(certified), "")
-            except BaseException as exc:  # noqa: BLE001 - every outcome goes to the parent
-                outcome = (False, _picklable(exc), traceback.format_exc())
-            with os.fdopen(write, "wb") as fh:
-                fh.write(pickle.dumps(outcome))
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(0)
-    os.close(write)
-    del score  # the child has its copy of the panel
-    scoring = _Scoring(pid=pid, pipe=read)
-    try:
+    fork = _scoring_aside_possible()  # else the notebook checks the certification itself
+    call = functools.partial(score, certified) if fork else score
+    del score  # the block's caller lets go of the panel: so does this frame
+    with run_aside(call, fork, what="the report's scoring process") as scoring:
+        del call
         yield scoring
-    finally:
-        scoring.cancel()
-
-
-def _picklable(exc: BaseException) -> BaseException:
-    """``exc`` when it survives pickling, else a :class:`RuntimeError` with its type and text."""
-    try:
-        pickle.loads(pickle.dumps(exc))
-    except Exception:  # noqa: BLE001 - any failure to pickle or rebuild it
-        return RuntimeError(f"{type(exc).__name__}: {exc}")
-    return exc
 
 
 def _warm_up(nb: Any) -> None:

@@ -1,0 +1,184 @@
+"""Work run in a forked process beside this one: its result, warnings and error brought back.
+
+A report scores its panel in a child while it imports what its notebook needs, and
+:func:`judgerisk.engine.certified.score_panel` scores some of its cross-fitting splits in
+children while it scores the others. The child runs the same code on a copy of the same
+memory, so it computes exactly what this process would; what it returns comes back pickled
+through a pipe, an error it raises is raised here again (with a note saying where it was
+raised) and, when asked, the warnings it issued are issued here again, as if here.
+
+A fork is only used where it is safe and useful (:func:`fork_possible`): on Linux, with no
+other Python thread running, with a second core, and not from a forked child itself.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import threading
+import traceback
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["Aside", "fork_possible", "replay_warnings", "run_aside", "usable_cores"]
+
+_in_child = False  # set in a forked child: it never forks again (no process trees of forks)
+
+#: A recorded warning: message, category, filename and line number.
+Record = tuple[Warning | str, type[Warning], str, int]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def fork_possible() -> bool:
+    """Whether work may run in a forked process beside this one: on Linux (a fork is safe there
+    once no other Python thread runs), with a second core to run on, and not in a child that
+    :func:`run_aside` forked."""
+    return (
+        sys.platform.startswith("linux")
+        and not _in_child
+        and threading.active_count() == 1
+        and usable_cores() > 1
+    )
+
+
+@contextmanager
+def recorded_warnings() -> Iterator[list[Record]]:
+    """Within the block every warning is recorded (none shown), for :func:`replay_warnings`."""
+    records: list[Record] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield records
+        finally:  # an error's warnings too
+            records.extend((w.message, w.category, w.filename, w.lineno) for w in caught)
+
+
+def replay_warnings(records: Sequence[Record]) -> None:
+    """Issue ``records`` (from :func:`recorded_warnings`) again here, in order, each through
+    this process's filters and the registry of the module that issued it, as
+    :func:`warnings.warn` would have: the same warnings shown, caught or raised as errors."""
+    if not records:
+        return
+    modules = {getattr(m, "__file__", None): m for m in list(sys.modules.values())}
+    for message, category, filename, lineno in records:
+        module = modules.get(filename)
+        if module is None:
+            warnings.warn_explicit(message, category, filename, lineno)
+            continue
+        space = vars(module)
+        warnings.warn_explicit(
+            message,
+            category,
+            filename,
+            lineno,
+            module=module.__name__,
+            registry=space.setdefault("__warningregistry__", {}),
+            module_globals=space,
+        )
+
+
+class Aside:
+    """A call of :func:`run_aside`: in a forked child (``forked``) or already done here."""
+
+    def __init__(self, value: Any = None, pid: int = 0, pipe: int = -1, what: str = "") -> None:
+        self.value, self.pid, self.pipe, self.what = value, pid, pipe, what
+        self.forked = pid > 0
+        self.warnings: list[Record] = []
+
+    def result(self) -> Any:
+        """What the call returned (waits for the child); its error raised again here."""
+        if not self.forked or self.pid == 0:
+            return self.value
+        pipe, self.pipe = self.pipe, -1
+        with os.fdopen(pipe, "rb") as fh:  # the child closes its end when it ends
+            data = fh.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if not data:
+            raise RuntimeError(f"{self.what} ended without a result ({status})")
+        ok, self.value, self.warnings, where = pickle.loads(data)
+        if ok:
+            return self.value
+        self.value.add_note(f"raised in {self.what}:\n{where}")
+        raise self.value
+
+    def cancel(self) -> None:
+        """End the child if it still runs (this process failed or was interrupted first)."""
+        if self.pid > 0:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.pipe >= 0:
+            os.close(self.pipe)
+            self.pipe = -1
+
+
+@contextmanager
+def run_aside(
+    fn: Callable[[], Any], fork: bool, what: str = "the forked process", record: bool = False
+) -> Iterator[Aside]:
+    """Run ``fn()`` in a forked child when ``fork`` (the caller checked :func:`fork_possible`),
+    else here, before the block runs; :meth:`Aside.result` is what it returned.
+
+    With ``record``, the child records the warnings it issues (:func:`recorded_warnings`) and
+    :attr:`Aside.warnings` holds them once :meth:`Aside.result` returned, for the caller to
+    :func:`replay_warnings` where they belong in its own order (without ``record`` the child's
+    warnings are shown by the child). Leaving the block before :meth:`Aside.result` kills the
+    child; ``what`` names it in errors.
+    """
+    if not fork:
+        value = fn()
+        del fn  # what it holds (a panel) is not held through the caller's block
+        yield Aside(value=value)
+        return
+    read, write = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send the outcome, end without this process's exit work
+        global _in_child
+        _in_child = True
+        try:
+            os.close(read)
+            caught: list[Record] = []
+            try:
+                if record:
+                    with recorded_warnings() as caught:
+                        value = fn()
+                else:
+                    value = fn()
+                outcome: tuple = (True, value, caught, "")
+            except BaseException as exc:  # noqa: BLE001 - every outcome goes to the parent
+                outcome = (False, _picklable(exc), caught, traceback.format_exc())
+            with os.fdopen(write, "wb") as fh:
+                fh.write(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL))
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(0)
+    os.close(write)
+    del fn  # the child has its copy of what it holds
+    aside = Aside(pid=pid, pipe=read, what=what)
+    try:
+        yield aside
+    finally:
+        aside.cancel()
+
+
+def _picklable(exc: BaseException) -> BaseException:
+    """``exc`` when it survives pickling, else a :class:`RuntimeError` with its type and text."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - any failure to pickle or rebuild it
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
