@@ -10,6 +10,7 @@ warning silenced: the text bar is the intended fallback, not a problem to report
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 
@@ -72,4 +73,13 @@ def progress_bar(iterable=None, *, enabled: bool = True, **kwargs):
     else:
         from tqdm.std import tqdm
 
-    return tqdm(iterable, disable=not enabled, **kwargs)
+    return _without_monitor(tqdm)(iterable, disable=not enabled, **kwargs)
+
+
+@functools.cache
+def _without_monitor(bar: type) -> type:
+    """``bar`` without tqdm's monitor thread, which its first instance starts even when
+    disabled: a process that runs a thread may not fork, and
+    :func:`judgerisk.engine.certified.score_panel` forks to score splits on other cores (the
+    monitor only shortens a bar's refresh interval after a long stall)."""
+    return type(bar.__name__, (bar,), {"monitor_interval": 0, "__module__": bar.__module__})
