@@ -86,7 +86,11 @@ def dense_panel(n_cells: int, seed: int = 0) -> pd.DataFrame:
 
 
 def _tree_rss(proc) -> tuple[int, int]:
-    """Resident bytes of the command (the launcher's child) and of its children (the kernel)."""
+    """Resident bytes of the command (the launcher's child), and the private bytes (USS) of its
+    children: a forked child (``score`` scoring splits on another core, ``report`` scoring its
+    panel) shares its parent's pages until it writes them, and its resident size counts them
+    again; its private memory is what it adds to the machine's. The sum of the resident sizes,
+    which counts the shared pages once per process, is kept in :data:`PARTS`."""
     import psutil
 
     try:
@@ -94,19 +98,27 @@ def _tree_rss(proc) -> tuple[int, int]:
         procs = [command, *command.children(recursive=True)]
     except (psutil.NoSuchProcess, IndexError):
         return 0, 0
-    sizes = []
-    for p in procs:
+    own, added, counted_twice = 0, 0, 0
+    for i, p in enumerate(procs):
         try:
-            sizes.append(p.memory_info().rss)
+            if i == 0:
+                own = p.memory_info().rss
+            else:
+                info = p.memory_full_info()
+                added += info.uss
+                counted_twice += info.rss
         except psutil.NoSuchProcess:
-            sizes.append(0)
-    return sizes[0], sum(sizes[1:])
+            continue
+    key = "tree, shared pages counted in each process"
+    PARTS[key] = max(PARTS.get(key, 0), own + counted_twice)
+    return own, added
 
 
 def peak_memory(argv: list[str], log: Path) -> tuple[float, float]:
     """Peak resident memory (GB) of a command's process tree, and its wall seconds.
 
-    The tree is sampled every 0.1 s; the figure is never below the command's own ``ru_maxrss``,
+    The tree (the command's resident memory and its children's private memory,
+    :func:`_tree_rss`) is sampled every 0.1 s; the figure is never below the command's own ``ru_maxrss``,
     read by ``peak_rss.py`` (the command is forked from that small launcher, so the size of this
     benchmark, which built the panel, is not counted in it).
     """
@@ -120,10 +132,12 @@ def peak_memory(argv: list[str], log: Path) -> tuple[float, float]:
         own, children = _tree_rss(proc)
         peak = max(peak, own + children)
         if children:
-            PARTS["command while its kernel runs"] = max(
-                PARTS.get("command while its kernel runs", 0), own
+            PARTS["command while its children run"] = max(
+                PARTS.get("command while its children run", 0), own
             )
-            PARTS["kernel"] = max(PARTS.get("kernel", 0), children)
+            PARTS["children (private memory)"] = max(
+                PARTS.get("children (private memory)", 0), children
+            )
         time.sleep(0.1)
         code = proc.poll()
     seconds = time.perf_counter() - t
@@ -132,7 +146,7 @@ def peak_memory(argv: list[str], log: Path) -> tuple[float, float]:
     return max(peak, int(report.read_text())) / 1024**3, seconds
 
 
-#: Peak bytes of the parts of the last ``report`` measured (the command and its kernel).
+#: Peak bytes of the parts of the last command measured (the command and its forked children).
 PARTS: dict[str, int] = {}
 
 
