@@ -197,8 +197,8 @@ def score_panel(
     n_jobs : int, optional
         Processes that score the cross-fitting splits: this one and forked copies of it
         (Linux; elsewhere, or while another thread runs, one). ``None``: one per usable core
-        for a panel of at most :data:`judgerisk.engine._parallel.AUTO_MAX_CELLS` cells (a
-        forked copy counts the panel's memory again), one above; ``-1``: one per usable core;
+        for a panel of at most 1,000,000 cells (a forked copy's resident memory counts the
+        panel's pages again), one above; ``-1``: one per usable core;
         ``k``: up to ``k``. Every split's numbers depend only on the panel, the split and its
         seed, so the table and the warnings are the same for every ``n_jobs``.
 
