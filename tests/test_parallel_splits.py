@@ -116,3 +116,7 @@ def test_how_many_processes(monkeypatch):
 def test_a_bad_n_jobs_is_named(simulated_panel, bad):
     with pytest.raises(OptionError, match="n_jobs must be None, -1 or an integer >= 1"):
         score_panel(simulated_panel(n_items=40, n_judges=3), n_jobs=bad)
+
+
+def test_the_docstring_states_the_rule():
+    assert f"{parallel.AUTO_MAX_CELLS:,} cells" in " ".join(score_panel.__doc__.split())

@@ -144,7 +144,17 @@ def run_aside(
     read, write = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns at a fork whenever the process has another OS thread. No other
+        # Python thread runs here (fork_possible); the others are native pools (OpenBLAS,
+        # Arrow) that their libraries rebuild after a fork, and the child uses none of them
+        # before it has its own.
+        warnings.filterwarnings(
+            "ignore",
+            message=r".*use of fork\(\) may lead to deadlocks",
+            category=DeprecationWarning,
+        )
+        pid = os.fork()
     if pid == 0:  # the child: run, send the outcome, end without this process's exit work
         global _in_child
         _in_child = True
