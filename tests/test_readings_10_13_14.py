@@ -311,6 +311,8 @@ def test_a_learners_panel_is_described_as_theirs(estimates):
     n_one = int(_text(glued, "ch13_est_n_one"))
     first = next(t for t in tables if t and "effective labels" in t[0])
     assert float(first[3][-1]) == n_one  # the labelled-only estimate is worth its labels
+    for row in first[2:]:  # effective labels: whole numbers, as people count labels
+        assert re.fullmatch(r"[\d\s,\u2009\u202f]+|–", row[-1]), row
 
 
 def test_the_exchangeability_numbers_are_its_table(estimates):
