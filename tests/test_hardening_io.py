@@ -498,6 +498,23 @@ def test_11_parameter_check_follows_the_default():
             check_parameter(name, value, default)
 
 
+def test_a_count_that_may_be_zero_says_so_in_its_comment():
+    """Chapter 07 asks for ``n_spammers=0``; its default is 1, so the sign rule alone refused it."""
+    from judgerisk._book.rerun import check_parameter
+    from judgerisk._book.runbook import chapter_parameters
+
+    with pytest.raises(ValueError, match=r"n_items=0: expected a whole number > 0"):
+        check_parameter("n_items", 0, "2000", "items in the simulated panel")
+    spammers = next(
+        p
+        for p in chapter_parameters(ROOT / "notebooks" / "07_aggregators_retention.md")
+        if p.name == "n_spammers"
+    )
+    assert check_parameter("n_spammers", 0, spammers.default, spammers.help) == 0
+    with pytest.raises(ValueError, match=r"n_spammers=-1: expected a whole number >= 0"):
+        check_parameter("n_spammers", -1, spammers.default, spammers.help)
+
+
 def test_3_record_in_a_page_holds_no_markup():
     from judgerisk._provenance import html_record_tag
 

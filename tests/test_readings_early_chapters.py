@@ -349,9 +349,20 @@ def _check_spammer_solutions(glued: dict) -> None:
     assert said.split("): ")[-1].startswith(word), said
     said = _text(glued, "ch07_ex72")
     least, last, reading = re.search(
-        r"is (\S+)'s \([0-9.]+\) and the last judge is (\S+): (.+)$", said
+        r"is (\S+)'s \([0-9.]+\) and the last judge, a spammer, is (\S+): (.+)$", said
     ).groups()
     assert reading == ("the same judge" if least == last else "not the same judge"), said
+    assert "the last one" in _text(glued, "ch07_spammers")
+
+
+def test_a_run_without_spammers_says_there_is_none(tmp_path):
+    """``--param n_spammers=0`` (the chapter invites it): no sentence looks for a spammer."""
+    params = {"n_spammers": 0, "n_items": 300, "n_seeds": 2, "n_boot": 200, "real_data": False}
+    glued = glued_values(_run(NOTEBOOKS / "07_aggregators_retention.md", tmp_path, params))
+    assert "no judge that ignores the item" in _text(glued, "ch07_spammers")
+    said = _text(glued, "ch07_ex72")
+    assert "simulates no spammer" in said and "same judge" not in said, said
+    assert "with 0 spammers" in _text(glued, "ch07_ex71")
 
 
 def test_share_interval_is_the_exact_binomial_interval():

@@ -144,14 +144,16 @@ def find_chapter(key: str | os.PathLike, source: str | os.PathLike | None = None
     return matches[0]
 
 
-def check_parameter(name: str, value: object, default_text: str) -> object:
+def check_parameter(name: str, value: object, default_text: str, comment: str = "") -> object:
     """``value`` for parameter ``name`` checked against its default's type and sign.
 
     A default ``None`` (or one that is not a literal) accepts anything, and ``None`` is
     accepted for any parameter (the chapters use it for "not given" / "off"). Otherwise the value
     must have the default's type (an int where the default is an int, a number where it is a
     float, a bool where it is a bool, ...), be finite, and be >= 0 (> 0) where the default is
-    >= 0 (> 0). A number given for a text parameter becomes its text.
+    >= 0 (> 0); a parameter whose comment in the parameters cell says "0 or more" (a count
+    that may be zero, e.g. chapter 07's ``n_spammers``) is >= 0 whatever its default. A number
+    given for a text parameter becomes its text.
 
     Raises
     ------
@@ -182,8 +184,9 @@ def check_parameter(name: str, value: object, default_text: str) -> object:
             raise ValueError(bad.format(want))
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(bad.format(f"a finite {want.removeprefix('a ')}"))
-        if default > 0 and value <= 0:  # type: ignore[operator]
-            raise ValueError(bad.format(f"{want} > 0"))
+        zero_ok = "0 or more" in comment
+        if default > 0 and value <= 0 and not (zero_ok and value == 0):  # type: ignore[operator]
+            raise ValueError(bad.format(f"{want} {'>= 0' if zero_ok else '> 0'}"))
         if default >= 0 and value < 0:  # type: ignore[operator]
             raise ValueError(bad.format(f"{want} >= 0"))
         return value
@@ -287,7 +290,8 @@ def run_chapter(
     cwd = Path(cwd or Path.cwd()).resolve()
     book_url = render.check_book_url(book_url)  # before the run, not after it
     md = find_chapter(chapter, source)
-    defaults = {p.name: p.default for p in chapter_parameters(md)}
+    declared = {p.name: p for p in chapter_parameters(md)}
+    defaults = {name: p.default for name, p in declared.items()}
     params = dict(parameters or {})
     unknown = sorted(set(params) - set(defaults))
     if unknown:
@@ -295,7 +299,7 @@ def run_chapter(
             f"{md.stem} has no parameter {unknown[0]!r}; its parameters are: "
             f"{', '.join(sorted(defaults))}"
         )
-    params = {k: check_parameter(k, v, defaults[k]) for k, v in params.items()}
+    params = {k: check_parameter(k, v, defaults[k], declared[k].help) for k, v in params.items()}
     # the book's sources: data, bibliography and chapter titles
     book = md.parent.parent if (md.parent.parent / "_toc.yml").is_file() else None
     params = _absolute_paths(params, cwd, book, announce)
