@@ -69,3 +69,19 @@ def registered() -> Iterator[Callable[[str, str], None]]:
     for kind, name in made:
         remove[kind](name)
         style.STYLES.pop(name, None)
+
+
+@pytest.fixture
+def forked_pids(monkeypatch) -> list[int]:
+    """The pids of the processes ``os.fork`` starts during the test (it is wrapped to count)."""
+    pids: list[int] = []
+    fork = os.fork
+
+    def counted() -> int:
+        pid = fork()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted)
+    return pids

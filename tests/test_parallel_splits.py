@@ -17,20 +17,10 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="forks on POSIX 
 
 
 @pytest.fixture
-def forks(monkeypatch):
+def forks(monkeypatch, forked_pids):
     """Forking allowed here (a test worker may run a thread), and the forks counted."""
     monkeypatch.setattr(parallel, "fork_possible", lambda: True)
-    pids = []
-    fork = os.fork
-
-    def counted():
-        pid = fork()
-        if pid:
-            pids.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", counted)
-    return pids
+    return forked_pids
 
 
 def _scored(panel, **kwargs):

@@ -54,17 +54,12 @@ def test_the_childs_error_is_raised_here(tmp_path, simulated_panel, monkeypatch)
     assert "scoring process" in "".join(getattr(caught.value, "__notes__", []))
 
 
-def test_a_report_that_fails_first_leaves_no_child(tmp_path, simulated_panel, monkeypatch):
+def test_a_report_that_fails_first_leaves_no_child(
+    tmp_path, simulated_panel, monkeypatch, forked_pids
+):
     src = tmp_path / "panel.csv"
     simulated_panel(n_items=60, n_judges=3).to_csv(src, index=False)
-    children = []
-    fork = os.fork
-
-    def forked():
-        pid = fork()
-        if pid:
-            children.append(pid)
-        return pid
+    children = forked_pids
 
     def slow(*args, **kwargs):
         time.sleep(60)
@@ -72,7 +67,6 @@ def test_a_report_that_fails_first_leaves_no_child(tmp_path, simulated_panel, mo
     def broken(nb):
         raise RuntimeError("no module for the notebook")
 
-    monkeypatch.setattr(os, "fork", forked)
     monkeypatch.setattr(build, "_scoring_aside_possible", lambda: True)
     monkeypatch.setattr(build, "report_table", slow)
     monkeypatch.setattr(build, "_warm_up", broken)
