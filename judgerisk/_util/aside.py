@@ -5,7 +5,8 @@ A report scores its panel in a child while it imports what its notebook needs, a
 children while it scores the others. The child runs the same code on a copy of the same
 memory, so it computes exactly what this process would; what it returns comes back pickled
 through a pipe, an error it raises is raised here again (with a note saying where it was
-raised) and, when asked, the warnings it issued are issued here again, as if here.
+raised) and, when asked, the warnings it issued come back as records
+(:mod:`judgerisk._util.warning_records`).
 
 A fork is only used where it is safe and useful (:func:`fork_possible`): on Linux, with no
 other Python thread running, with a second core, and not from a forked child itself.
@@ -19,16 +20,15 @@ import sys
 import threading
 import traceback
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["Aside", "fork_possible", "replay_warnings", "run_aside", "usable_cores"]
+from judgerisk._util.warning_records import recorded_warnings
+
+__all__ = ["Aside", "fork_possible", "run_aside", "usable_cores"]
 
 _in_child = False  # set in a forked child: it never forks again (no process trees of forks)
-
-#: A recorded warning: message, category, filename and line number.
-Record = tuple[Warning | str, type[Warning], str, int]
 
 
 def usable_cores() -> int:
@@ -51,49 +51,13 @@ def fork_possible() -> bool:
     )
 
 
-@contextmanager
-def recorded_warnings() -> Iterator[list[Record]]:
-    """Within the block every warning is recorded (none shown), for :func:`replay_warnings`."""
-    records: list[Record] = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            yield records
-        finally:  # an error's warnings too
-            records.extend((w.message, w.category, w.filename, w.lineno) for w in caught)
-
-
-def replay_warnings(records: Sequence[Record]) -> None:
-    """Issue ``records`` (from :func:`recorded_warnings`) again here, in order, each through
-    this process's filters and the registry of the module that issued it, as
-    :func:`warnings.warn` would have: the same warnings shown, caught or raised as errors."""
-    if not records:
-        return
-    modules = {getattr(m, "__file__", None): m for m in list(sys.modules.values())}
-    for message, category, filename, lineno in records:
-        module = modules.get(filename)
-        if module is None:
-            warnings.warn_explicit(message, category, filename, lineno)
-            continue
-        space = vars(module)
-        warnings.warn_explicit(
-            message,
-            category,
-            filename,
-            lineno,
-            module=module.__name__,
-            registry=space.setdefault("__warningregistry__", {}),
-            module_globals=space,
-        )
-
-
 class Aside:
     """A call of :func:`run_aside`: in a forked child (``forked``) or already done here."""
 
     def __init__(self, value: Any = None, pid: int = 0, pipe: int = -1, what: str = "") -> None:
         self.value, self.pid, self.pipe, self.what = value, pid, pipe, what
         self.forked = pid > 0
-        self.warnings: list[Record] = []
+        self.warnings: list[list[Any]] = []
 
     def result(self) -> Any:
         """What the call returned (waits for the child); its error raised again here."""
@@ -130,10 +94,11 @@ def run_aside(
     """Run ``fn()`` in a forked child when ``fork`` (the caller checked :func:`fork_possible`),
     else here, before the block runs; :meth:`Aside.result` is what it returned.
 
-    With ``record``, the child records the warnings it issues (:func:`recorded_warnings`) and
-    :attr:`Aside.warnings` holds them once :meth:`Aside.result` returned, for the caller to
-    :func:`replay_warnings` where they belong in its own order (without ``record`` the child's
-    warnings are shown by the child). Leaving the block before :meth:`Aside.result` kills the
+    With ``record``, the child records the warnings it issues
+    (:func:`judgerisk._util.warning_records.recorded_warnings`) and :attr:`Aside.warnings` holds
+    them once :meth:`Aside.result` returned, for the caller to replay where they belong in its
+    own order (:func:`~judgerisk._util.warning_records.replay_warnings`); without ``record`` the
+    child shows its warnings itself. Leaving the block before :meth:`Aside.result` kills the
     child; ``what`` names it in errors.
     """
     if not fork:
@@ -160,7 +125,7 @@ def run_aside(
         _in_child = True
         try:
             os.close(read)
-            caught: list[Record] = []
+            caught: list[list[Any]] = []
             try:
                 if record:
                     with recorded_warnings() as caught:

@@ -18,15 +18,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from judgerisk._util.aside import (
-    Record,
-    fork_possible,
-    recorded_warnings,
-    replay_warnings,
-    run_aside,
-    usable_cores,
-)
+from judgerisk._util.aside import fork_possible, run_aside, usable_cores
 from judgerisk._util.progress import progress_bar
+from judgerisk._util.warning_records import recorded_warnings, replay_warnings
 from judgerisk.options import OptionError
 from judgerisk.risk.scur import scur_scores
 
@@ -81,8 +75,8 @@ def _tables(
 
 
 @contextlib.contextmanager
-def _recorded(on: bool) -> Iterator[list[Record]]:
-    """:func:`~judgerisk._util.aside.recorded_warnings` when ``on``, else nothing recorded."""
+def _recorded(on: bool) -> Iterator[list[list[Any]]]:
+    """Warnings recorded (:mod:`judgerisk._util.warning_records`) when ``on``, else none."""
     if on:
         with recorded_warnings() as records:
             yield records
@@ -98,12 +92,12 @@ def score_splits(
     meanwhile: Callable[[], Any],
     n_jobs: int | None = None,
     progress: bool = False,
-) -> tuple[list[pd.DataFrame], Any, list[Record]]:
+) -> tuple[list[pd.DataFrame], Any, list[list[Any]]]:
     """Score ``splits`` on ``cells`` and call ``meanwhile()``, in up to ``n_jobs`` processes.
 
     Returns the splits' tables (in split order), what ``meanwhile()`` returned, and the
     warnings ``meanwhile()`` issued when processes were forked (for the caller to issue where
-    one process would have: :func:`judgerisk._util.aside.replay_warnings`; with one process
+    one process would have: :func:`judgerisk._util.warning_records.replay_warnings`; with one process
     they were issued as they came, and the list is empty). The splits' own warnings have been
     issued, in split order.
     """

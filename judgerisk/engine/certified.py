@@ -58,8 +58,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from judgerisk._splits import PROTOCOLS, cross_fit_splits
-from judgerisk._util.aside import replay_warnings
 from judgerisk._util.registry import NameView
+from judgerisk._util.warning_records import replay_warnings
 from judgerisk.aggregators._base import BaseAggregator, aggregator_name, reported_aggregators
 from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.engine._parallel import check_n_jobs, score_splits

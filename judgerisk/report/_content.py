@@ -45,8 +45,6 @@ __all__ = [
     "warnings_as_notes",
     "certify_unlabelled",
     "certification_check",
-    "recorded_warnings",
-    "replay_warnings",
     "certified_text",
     "certified_verdicts_html",
     "auroc_standard_error",
@@ -268,30 +266,6 @@ def certification_check(
         verdict=verdict,
         panel_scores=[c for c in wanted if c in scores.columns],
     )
-
-
-def recorded_warnings(caught: Iterable[warnings.WarningMessage]) -> list[list[str]]:
-    """Recorded warnings as ``[module, category, message]`` lists (a notebook parameter)."""
-    return [[w.category.__module__, w.category.__qualname__, str(w.message)] for w in caught]
-
-
-def replay_warnings(recorded: Iterable[Iterable[str]]) -> None:
-    """Warn here, in order, the warnings :func:`recorded_warnings` recorded elsewhere.
-
-    They pass this process's filters and its ``showwarning`` as if raised here: in a report
-    (:func:`show_warnings_as_notes`), each distinct message is shown once as a note. A category
-    that cannot be found again is warned as a :class:`UserWarning`.
-    """
-    import importlib
-
-    for module, name, message in recorded:
-        try:
-            category = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError):
-            category = UserWarning
-        if not (isinstance(category, type) and issubclass(category, Warning)):
-            category = UserWarning
-        warnings.warn(message, category, stacklevel=2)
 
 
 def certified_text(

@@ -593,13 +593,11 @@ def _certification_to_file(
 
     On an error nothing is returned: the notebook's cell runs the check and reports it.
     """
-    import warnings
-
-    from judgerisk.report._content import certification_check, recorded_warnings
+    from judgerisk._util.warning_records import recorded_warnings
+    from judgerisk.report._content import certification_check
 
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with recorded_warnings() as caught:
             table = certification_check(
                 panel,
                 scores,
@@ -611,7 +609,7 @@ def _certification_to_file(
         table.to_parquet(path)
     except Exception:  # noqa: BLE001 - the cell raises it again, with its number
         return {}
-    return {"certified_path": str(path), "certified_warnings": recorded_warnings(caught)}
+    return {"certified_path": str(path), "certified_warnings": caught}
 
 
 def _scoring_aside_possible() -> bool:
