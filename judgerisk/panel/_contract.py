@@ -32,6 +32,7 @@ from judgerisk.families import (
     is_declared,
 )
 from judgerisk.options import CONDITIONS, ORIGINAL, InputError
+from judgerisk.panel._codes import Coded, coded
 from judgerisk.panel._overlap import distinct_patterns, judge_groups, no_shared_items
 from judgerisk.validation import offending_rows
 
@@ -211,6 +212,7 @@ def validate_frame(
     own = copy or not df.index.equals(pd.RangeIndex(len(df)))
     out = df.reset_index(drop=True).copy() if own else df
 
+    names: dict[str, Coded] = {}  # the name columns, read once (judgerisk.panel._codes)
     for col in REQUIRED:
         nested = _non_scalar(out[col])
         if nested.any():
@@ -221,23 +223,28 @@ def validate_frame(
                 nested,
                 list(REQUIRED),
             )
-        bad = out[col].isna().to_numpy()
+        if col == "item":
+            bad = out[col].isna().to_numpy()
+        else:
+            names[col] = coded(out[col], as_text=True)
+            bad = names[col].codes < 0
         if bad.any():
             raise _fail(f"column '{col}' has missing values", out, bad, list(REQUIRED))
-    out["judge"] = _clean_judges(_as_text(out["judge"]))
-    blank = (out["judge"] == "").to_numpy()
+    judge, condition = _clean_judges(names["judge"]), names["condition"]
+    out["judge"] = judge.column(out.index, "judge")
+    blank = judge.rows(judge.values == "")
     if blank.any():
         raise _fail(
             "column 'judge' has empty or whitespace-only names", out, blank, ["item", "judge"]
         )
-    out["condition"] = _as_text(out["condition"])
+    out["condition"] = condition.column(out.index, "condition")
     out["item"] = _uniform_items(out["item"])
 
     allowed = allowed_key
     if allowed is not None:
         if ORIGINAL not in allowed:
             raise PanelError(f"the allowed conditions {allowed} must include '{ORIGINAL}'")
-        unknown = _unknown_conditions(out["condition"], allowed)
+        unknown = _unknown_conditions(condition, allowed)
         if unknown.any():
             names = sorted(set(out.loc[unknown, "condition"]))
             rule = (
@@ -266,13 +273,14 @@ def validate_frame(
     order = (
         list(allowed)
         if isinstance(allowed, tuple)
-        else condition_order([ORIGINAL, *pd.unique(out["condition"])])
+        else condition_order([ORIGINAL, *condition.values])
     )
     item_code, items_sorted = pd.factorize(out["item"], sort=True)
-    judge_code, judges_sorted = pd.factorize(out["judge"], sort=True)
-    cond_code = pd.Index(order).get_indexer(out["condition"])
-    cell = (item_code * len(judges_sorted) + judge_code) * len(order) + cond_code
-    del judge_code
+    judge_rank = np.empty(len(judge.values), dtype=np.intp)  # the judges in sorted order
+    judge_rank[np.argsort(judge.values, kind="stable")] = np.arange(len(judge.values))
+    cond_code = pd.Index(order).get_indexer(condition.values)[condition.codes]
+    cell = (item_code * len(judge.values) + judge_rank[judge.codes]) * len(order) + cond_code
+    del judge, condition, names
     # one sort gives both the duplicate cells (equal neighbours) and the rows' final order
     row_order = np.argsort(cell, kind="stable")
     in_order = cell[row_order]
@@ -326,35 +334,34 @@ def _allowed(
 
 
 def _unknown_conditions(
-    condition: pd.Series, allowed: tuple[str, ...] | DeclaredConditions
+    condition: Coded, allowed: tuple[str, ...] | DeclaredConditions
 ) -> np.ndarray:
-    """Rows whose condition name is not allowed (declared names checked once per name)."""
+    """Rows whose condition name is not allowed (each distinct name checked once)."""
     if isinstance(allowed, DeclaredConditions):
-        names = pd.unique(condition)
-        bad = {c for c in names if not is_declared(c)}
-        return condition.isin(bad).to_numpy() if bad else np.zeros(len(condition), bool)
-    return ~condition.isin(allowed).to_numpy()
+        bad = np.array([not is_declared(c) for c in condition.values], dtype=bool)
+    else:
+        bad = ~pd.Series(condition.values, dtype=object).isin(allowed).to_numpy()
+    return condition.rows(bad)
 
 
-def _clean_judges(judge: pd.Series) -> pd.Series:
+def _clean_judges(judge: Coded) -> Coded:
     """Judge names in Unicode NFC without surrounding whitespace; warns when that merges names.
 
     ``"Jos\u00e9"`` (NFC) and ``"Jose\u0301"`` (NFD) are one name spelled two ways, and so
     are ``"J1"`` and ``" J1 "``; each becomes its NFC, stripped spelling. The work is done
     once per distinct name.
     """
-    before = pd.unique(judge)
-    clean = {name: unicodedata.normalize("NFC", name).strip() for name in before}
-    changed = [name for name, new in clean.items() if new != name]
-    if not changed:
+    clean = [unicodedata.normalize("NFC", name).strip() for name in judge.values]
+    changed = np.array([new != name for name, new in zip(judge.values, clean, strict=True)])
+    if not changed.any():
         return judge
     groups: dict[str, list[str]] = {}
-    for name, new in clean.items():
+    for name, new in zip(judge.values, clean, strict=True):
         groups.setdefault(new, []).append(name)
     merged = {new: names for new, names in groups.items() if len(names) > 1}
-    out = judge.map(clean).astype(object)
+    new_code, new_values = pd.factorize(pd.Series(clean, dtype=object))
     if merged:
-        n_rows = int((out != judge).sum())
+        n_rows = int(judge.counts()[changed].sum())
         shown = "; ".join(
             f"{new!r} from {', '.join(sorted(map(ascii, names)))}"
             for new, names in sorted(merged.items())[:5]
@@ -365,7 +372,7 @@ def _clean_judges(judge: pd.Series) -> pd.Series:
             UserWarning,
             stacklevel=3,
         )
-    return out
+    return Coded(new_code[judge.codes], np.asarray(new_values, dtype=object))
 
 
 def _non_scalar(col: pd.Series) -> np.ndarray:
@@ -424,25 +431,6 @@ def _uniform_items(item: pd.Series) -> pd.Series:
     return text
 
 
-def _as_text(col: pd.Series) -> pd.Series:
-    """Column as Python strings in an object column (skipped when it already is one)."""
-    if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == "string":
-        return col
-    return _shared_objects(col, lambda u: u.astype(str))
-
-
-def _shared_objects(col: pd.Series, convert) -> pd.Series:
-    """``convert(col).astype(object)`` with one Python object per distinct value.
-
-    Converting an Arrow string column to objects makes one ``str`` per row (55 bytes each: a
-    million-row panel's judge, condition and gold columns took 160 MB); converting its distinct
-    values and indexing them gives the same values, all rows of a value sharing one object.
-    """
-    codes, uniques = pd.factorize(col, use_na_sentinel=False)
-    values = np.asarray(convert(pd.Series(uniques, dtype=col.dtype)).astype(object), dtype=object)
-    return pd.Series(values[codes], index=col.index, name=col.name, dtype=object)
-
-
 def _canonical_logit(out: pd.DataFrame) -> np.ndarray:
     """Return the canonical log-odds from ``logit`` and/or ``p``, checking both."""
     m: np.ndarray | None = None
@@ -482,39 +470,37 @@ def _check_gold(out: pd.DataFrame, item_code: np.ndarray) -> None:
 
     ``item_code`` numbers the rows' items (``0 .. n_items - 1``).
     """
-    gold = _shared_objects(out["gold"], lambda u: u)
-    missing = gold.isna().to_numpy()
-    bad = ~gold.isin(["A", "B"]).to_numpy() & ~missing
+    gold = coded(out["gold"], as_text=False)
+    bad_value = ~pd.Series(gold.values, dtype=object).isin(["A", "B"]).to_numpy()
+    bad = gold.rows(bad_value)
     if bad.any():
-        values = sorted({repr(v) for v in gold[bad]})
+        values = sorted({repr(v) for v in gold.values[bad_value]})
         raise _fail(
             f"column 'gold' must be 'A', 'B' or empty, found {', '.join(values)}",
             out,
             bad,
             [*REQUIRED, "gold"],
         )
-    if _one_label_per_item(gold, item_code):  # the usual case, by integer codes
-        out["gold"] = gold.where(~missing, np.nan)
-        return
-    key = gold.where(~missing, "")
-    counts = pd.DataFrame({"item": out["item"], "g": key}).value_counts(sort=False)
-    counts = counts.rename("n").reset_index()
-    counts = counts.sort_values(["n", "g"], ascending=[False, True], kind="stable")
-    usual = counts.drop_duplicates("item").set_index("item")["g"]
-    differing = key.to_numpy() != out["item"].map(usual).to_numpy()
-    if differing.any():
-        raise _fail(
-            "column 'gold' differs within one item (rows that differ from the item's usual label)",
-            out,
-            differing,
-            [*REQUIRED, "gold"],
-        )
-    out["gold"] = gold.where(~missing, np.nan)
+    if not _one_label_per_item(gold.codes, item_code):  # the usual case, by integer codes
+        key = gold.column(out.index, "gold", missing="")
+        counts = pd.DataFrame({"item": out["item"], "g": key}).value_counts(sort=False)
+        counts = counts.rename("n").reset_index()
+        counts = counts.sort_values(["n", "g"], ascending=[False, True], kind="stable")
+        usual = counts.drop_duplicates("item").set_index("item")["g"]
+        differing = key.to_numpy() != out["item"].map(usual).to_numpy()
+        if differing.any():
+            raise _fail(
+                "column 'gold' differs within one item (rows that differ from the item's usual "
+                "label)",
+                out,
+                differing,
+                [*REQUIRED, "gold"],
+            )
+    out["gold"] = gold.column(out.index, "gold")
 
 
-def _one_label_per_item(gold: pd.Series, item_code: np.ndarray) -> bool:
-    """Whether every row of an item holds the same gold value (a missing one included)."""
-    code, _ = pd.factorize(gold, use_na_sentinel=False)
+def _one_label_per_item(code: np.ndarray, item_code: np.ndarray) -> bool:
+    """Whether every row of an item holds the same gold code (``-1``, missing, included)."""
     first = np.empty(int(item_code.max()) + 1, dtype=code.dtype)
     first[item_code[::-1]] = code[::-1]  # each item's first row's code (the last write wins)
     return bool((code == first[item_code]).all())
