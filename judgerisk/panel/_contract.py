@@ -212,7 +212,7 @@ def validate_frame(
     own = copy or not df.index.equals(pd.RangeIndex(len(df)))
     out = df.reset_index(drop=True).copy() if own else df
 
-    names: dict[str, Coded] = {}  # the name columns, read once (judgerisk.panel._codes)
+    coded_names: dict[str, Coded] = {}  # the name columns, read once (judgerisk.panel._codes)
     for col in REQUIRED:
         nested = _non_scalar(out[col])
         if nested.any():
@@ -226,11 +226,11 @@ def validate_frame(
         if col == "item":
             bad = out[col].isna().to_numpy()
         else:
-            names[col] = coded(out[col], as_text=True)
-            bad = names[col].codes < 0
+            coded_names[col] = coded(out[col], as_text=True)
+            bad = coded_names[col].codes < 0
         if bad.any():
             raise _fail(f"column '{col}' has missing values", out, bad, list(REQUIRED))
-    judge, condition = _clean_judges(names["judge"]), names["condition"]
+    judge, condition = _clean_judges(coded_names["judge"]), coded_names["condition"]
     out["judge"] = judge.column(out.index, "judge")
     blank = judge.rows(judge.values == "")
     if blank.any():
@@ -280,7 +280,7 @@ def validate_frame(
     judge_rank[np.argsort(judge.values, kind="stable")] = np.arange(len(judge.values))
     cond_code = pd.Index(order).get_indexer(condition.values)[condition.codes]
     cell = (item_code * len(judge.values) + judge_rank[judge.codes]) * len(order) + cond_code
-    del judge, condition, names
+    del judge, condition, coded_names
     # one sort gives both the duplicate cells (equal neighbours) and the rows' final order
     row_order = np.argsort(cell, kind="stable")
     in_order = cell[row_order]
