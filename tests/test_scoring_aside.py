@@ -1,4 +1,5 @@
-"""A report scores its panel in a forked process while it imports what its notebook needs.
+"""A report scores its panel in a forked process while it imports what its notebook needs, and
+has its page rendered by another while it runs the notebook.
 
 :func:`judgerisk.report.build._scored_aside` forks on Linux with two cores; these tests hold the
 child to what scoring here gives (the same files, the same warnings), check that its error comes
@@ -96,3 +97,66 @@ def test_the_page_is_the_same_with_the_certification_checked_aside(
         pages.append(page[: page.index("This report was produced by")])
     assert "are left out of the comparison" in pages[0]  # certify_panel's warning, as a note
     assert pages[1] == pages[0]
+
+
+# ------------------------------------------------------------------ the page rendered aside
+def _doubler():  # what serve_aside's child prepares: a function of the later argument
+    return lambda arg: {"pid": os.getpid(), "twice": arg * 2}
+
+
+@pytest.mark.parametrize("fork", [False, True])
+def test_serve_aside_answers_the_one_call(fork, forked_pids):
+    from judgerisk._util.aside import serve_aside
+
+    with serve_aside(_doubler, fork, what="the doubling process") as ask:
+        answer = ask([1, 2])
+    assert answer["twice"] == [1, 2, 1, 2]
+    assert (answer["pid"] != os.getpid()) is fork and len(forked_pids) == int(fork)
+    for pid in forked_pids:  # ended and reaped
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.parametrize("where", ["prepare", "answer"])
+def test_serve_asides_error_is_raised_here(where):
+    from judgerisk._util.aside import serve_aside
+
+    def prepare():
+        if where == "prepare":
+            raise PanelError("no exporter")
+        return lambda arg: 1 / arg
+
+    with serve_aside(prepare, True, what="the page-rendering process") as ask:
+        with pytest.raises((PanelError, ZeroDivisionError)) as caught:
+            ask(0)
+    assert "page-rendering process" in "".join(getattr(caught.value, "__notes__", []))
+
+
+def test_a_block_that_never_asks_leaves_no_child(forked_pids):
+    from judgerisk._util.aside import serve_aside
+
+    with pytest.raises(RuntimeError, match="the notebook failed"):
+        with serve_aside(_doubler, True) as _:
+            raise RuntimeError("the notebook failed")
+    assert len(forked_pids) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forked_pids[0], os.WNOHANG)
+
+
+def test_the_page_is_rendered_aside(tmp_path, simulated_panel):
+    """Two children (the scoring, then the page's renderer), and the page theirs: nbconvert is
+    never imported here."""
+    import subprocess
+    import sys
+
+    src = tmp_path / "panel.csv"
+    simulated_panel(n_items=60, n_judges=3, seed=2).to_csv(src, index=False)
+    code = (
+        "import sys, judgerisk.report.build as b\n"
+        "b._scoring_aside_possible = lambda: True\n"
+        f"b.render_report({str(src)!r}, {str(tmp_path / 'r.html')!r}, {{'n_splits': 20}})\n"
+        "print('nbconvert' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]
+    assert "judgerisk report: panel.csv" in (tmp_path / "r.html").read_text(encoding="utf-8")

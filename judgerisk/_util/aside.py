@@ -26,7 +26,7 @@ from typing import Any
 
 from judgerisk._util.warning_records import recorded_warnings
 
-__all__ = ["Aside", "fork_possible", "run_aside", "usable_cores"]
+__all__ = ["Aside", "fork_possible", "run_aside", "serve_aside", "usable_cores"]
 
 _in_child = False  # set in a forked child: it never forks again (no process trees of forks)
 
@@ -107,6 +107,78 @@ def run_aside(
         yield Aside(value=value)
         return
     read, write = os.pipe()
+    pid = _fork()
+    if pid == 0:  # the child: run, send the outcome, end without this process's exit work
+        try:
+            os.close(read)
+            _send(write, _outcome(fn, record))
+        finally:
+            os._exit(0)
+    os.close(write)
+    del fn  # the child has its copy of what it holds
+    aside = Aside(pid=pid, pipe=read, what=what)
+    try:
+        yield aside
+    finally:
+        aside.cancel()
+
+
+@contextmanager
+def serve_aside(
+    prepare: Callable[[], Callable[[Any], Any]], fork: bool, what: str = "the forked process"
+) -> Iterator[Callable[[Any], Any]]:
+    """Run ``prepare()`` in a forked child when ``fork`` (the caller checked
+    :func:`fork_possible`), and later, on the block's one call ``ask(arg)``, the function it
+    returned on ``arg``: ``ask`` returns what that returned, or raises its error (or
+    ``prepare``'s) again here, with a note naming ``what``.
+
+    The child prepares (imports, compiles) while this process does other work; it sees only
+    what this process held when the block began. Without ``fork`` both run here, at the call.
+    Leaving the block without the call, or before the answer, ends the child.
+    """
+    if not fork:
+        yield lambda arg: prepare()(arg)
+        return
+    request_read, request = os.pipe()
+    read, write = os.pipe()
+    pid = _fork()
+    if pid == 0:  # the child: prepare, wait for the argument, answer, end
+        try:
+            os.close(request)
+            os.close(read)
+            ready = _outcome(prepare, False)
+            with os.fdopen(request_read, "rb") as fh:
+                data = fh.read()
+            if data:  # nothing: the block ended without asking
+                arg = pickle.loads(data)
+                _send(write, _outcome(lambda: ready[1](arg), False) if ready[0] else ready)
+        finally:
+            os._exit(0)
+    os.close(request_read)
+    os.close(write)
+    aside = Aside(pid=pid, pipe=read, what=what)
+
+    def ask(arg: Any) -> Any:
+        nonlocal request
+        fd, request = request, -1
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(pickle.dumps(arg, protocol=pickle.HIGHEST_PROTOCOL))
+        except BrokenPipeError:  # the child is gone: result() says so
+            pass
+        return aside.result()
+
+    try:
+        yield ask
+    finally:
+        if request >= 0:
+            os.close(request)
+        aside.cancel()
+
+
+def _fork() -> int:
+    """``os.fork()``, the standard streams flushed first; in the child :func:`fork_possible`
+    is then false (a child never forks)."""
     sys.stdout.flush()
     sys.stderr.flush()
     with warnings.catch_warnings():
@@ -120,34 +192,32 @@ def run_aside(
             category=DeprecationWarning,
         )
         pid = os.fork()
-    if pid == 0:  # the child: run, send the outcome, end without this process's exit work
+    if pid == 0:
         global _in_child
         _in_child = True
-        try:
-            os.close(read)
-            caught: list[list[Any]] = []
-            try:
-                if record:
-                    with recorded_warnings() as caught:
-                        value = fn()
-                else:
-                    value = fn()
-                outcome: tuple = (True, value, caught, "")
-            except BaseException as exc:  # noqa: BLE001 - every outcome goes to the parent
-                outcome = (False, _picklable(exc), caught, traceback.format_exc())
-            with os.fdopen(write, "wb") as fh:
-                fh.write(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL))
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(0)
-    os.close(write)
-    del fn  # the child has its copy of what it holds
-    aside = Aside(pid=pid, pipe=read, what=what)
+    return pid
+
+
+def _outcome(fn: Callable[[], Any], record: bool) -> tuple:
+    """``(ok, value or error, warning records, traceback)`` of ``fn()``, as a child sends it."""
+    caught: list[list[Any]] = []
     try:
-        yield aside
-    finally:
-        aside.cancel()
+        if record:
+            with recorded_warnings() as caught:
+                value = fn()
+        else:
+            value = fn()
+        return (True, value, caught, "")
+    except BaseException as exc:  # noqa: BLE001 - every outcome goes to the parent
+        return (False, _picklable(exc), caught, traceback.format_exc())
+
+
+def _send(fd: int, outcome: tuple) -> None:
+    """Write ``outcome`` pickled to the pipe ``fd`` and close it (the parent reads to its end)."""
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL))
+    sys.stdout.flush()
+    sys.stderr.flush()
 
 
 def _picklable(exc: BaseException) -> BaseException:

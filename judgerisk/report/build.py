@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from judgerisk._provenance import command_text
-from judgerisk._util.aside import Aside, fork_possible, run_aside
+from judgerisk._util.aside import Aside, fork_possible, run_aside, serve_aside
 from judgerisk._util.determinism import one_blas_thread
 from judgerisk._util.safe_write import atomic_write, atomic_write_group, private_folder
 from judgerisk.options import DEFAULT_CELL_TIMEOUT, ReportSettings
@@ -446,21 +446,23 @@ def render_report(
         # aggregators): papermill warns on the terminal of every other one
         declared = notebook_parameters(nb)
         nb_params = {k: v for k, v in nb_params.items() if k in declared}
-        executed = run_notebook(
-            nb,
-            Path(tmp) / "panel_report.ipynb",
-            nb_params,
-            tmp,
-            timeout,
-            progress,
-            in_process=True,  # a report fills a template: no kernel to start
-        )
-        settings = report_settings(n_items, one_judge, None if one_judge else attrs["seeds"])
-        final = finish_record(record, settings)
-        executed.metadata.setdefault("judgerisk", {})["provenance"] = final
-        for k, cell in enumerate(executed.cells):  # jupytext and papermill draw random ids:
-            cell["id"] = f"cell-{k}"  # numbered, the page's markup is the same every run
-        page = notebook_to_html(executed, title=f"judgerisk report: {panel_path.name}")
+        # meanwhile, on another core: nbconvert imported, its page templates compiled
+        with serve_aside(_page_renderer, _scoring_aside_possible(), _RENDERER) as render:
+            executed = run_notebook(
+                nb,
+                Path(tmp) / "panel_report.ipynb",
+                nb_params,
+                tmp,
+                timeout,
+                progress,
+                in_process=True,  # a report fills a template: no kernel to start
+            )
+            settings = report_settings(n_items, one_judge, None if one_judge else attrs["seeds"])
+            final = finish_record(record, settings)
+            executed.metadata.setdefault("judgerisk", {})["provenance"] = final
+            for k, cell in enumerate(executed.cells):  # jupytext and papermill draw random ids:
+                cell["id"] = f"cell-{k}"  # numbered, the page's markup is the same every run
+            page = render((executed, f"judgerisk report: {panel_path.name}"))
         extra = _scores_link(scores_csv, one_judge) + "\n" + html_record_tag(final) + "\n"
         page = page.replace("\n</body></html>", "\n" + extra + "</body></html>")
         _publish(output, page, executed, keep_notebook, exclusive=not overwrite)
@@ -613,8 +615,8 @@ def _certification_to_file(
 
 
 def _scoring_aside_possible() -> bool:
-    """Whether the scoring may run in a forked process beside this one
-    (:func:`judgerisk._util.aside.fork_possible`)."""
+    """Whether the scoring, and later the page's rendering, may run in a forked process beside
+    this one (:func:`judgerisk._util.aside.fork_possible`)."""
     return fork_possible()
 
 
@@ -627,7 +629,7 @@ def _scored_aside(
     (:func:`judgerisk._util.aside.run_aside`).
 
     The notebook cannot start before its scores are written, but what it imports (0.8 s of a
-    2,000-item report on one core: matplotlib, scipy.stats, seaborn, IPython, nbconvert) does
+    2,000-item report on one core: matplotlib, scipy.stats, seaborn, IPython) does
     not depend on them: on two cores the block imports it while the child scores (0.6 s) and,
     with ``certified``, runs the notebook's certification check into that file (0.45 s), which
     the notebook then reads. The child computes exactly what this process would (the same code
@@ -645,14 +647,26 @@ def _scored_aside(
 
 def _warm_up(nb: Any) -> None:
     """Import what running ``nb`` in this process will import
-    (:func:`judgerisk.report._in_process.warm_up`) and make the page's exporter, its templates
-    compiled."""
-    import nbformat
-
+    (:func:`judgerisk.report._in_process.warm_up`)."""
     from judgerisk.report._in_process import warm_up
 
     warm_up(nb)
+
+
+_RENDERER = "the report's page-rendering process"
+
+
+def _page_renderer() -> Callable[[tuple[Any, str]], str]:
+    """:func:`notebook_to_html` of a ``(notebook, title)`` pair, its exporter made first.
+
+    Making it (nbconvert's import and its templates' compilation: 0.3 s) does not depend on the
+    notebook, so :func:`render_report` has it made in a forked process while this one runs the
+    notebook (:func:`judgerisk._util.aside.serve_aside`), which then renders the page.
+    """
+    import nbformat
+
     notebook_to_html(nbformat.v4.new_notebook())
+    return lambda pair: notebook_to_html(*pair)
 
 
 #: The report's parameters and their defaults (:class:`judgerisk.options.ReportSettings`).
