@@ -48,6 +48,27 @@ def test_forked_splits_give_the_same_table_and_warnings(simulated_panel, forks, 
     assert warned_one and warned_many == warned_one  # the same warnings, in the same order
 
 
+def test_the_checks_warn_first_while_the_children_score(simulated_panel, forks):
+    """check_scorable's warnings run in this process after the fork: still first, as in one."""
+    panel = _awkward(simulated_panel)
+    panel = panel[panel["condition"].isin(["original", "swap"])]  # S_rubric: dropped
+    one, warned_one = _scored(panel, n_jobs=1)
+    many, warned_many = _scored(panel, n_jobs=2)
+    assert len(forks) == 1
+    assert "S_rubric signal is dropped" in warned_one[0][0]
+    assert warned_many == warned_one
+    pd.testing.assert_frame_equal(many, one, check_exact=True)
+
+
+def test_a_refused_panel_forks_nothing(simulated_panel, forks):
+    from judgerisk.panel import PanelError
+
+    panel = simulated_panel(n_items=60, n_judges=3, seed=1)
+    with pytest.raises(PanelError, match="at least two judges"):
+        score_panel(panel[panel["judge"] == panel["judge"].iloc[0]], n_jobs=2)
+    assert not forks
+
+
 def test_the_paper_protocol_too(simulated_panel, forks):
     panel = simulated_panel(n_items=90, n_judges=3, seed=1)
     one, warned_one = _scored(panel, n_seeds=3, protocol="paper", n_jobs=1)

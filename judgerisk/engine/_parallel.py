@@ -92,8 +92,13 @@ def score_splits(
     meanwhile: Callable[[], Any],
     n_jobs: int | None = None,
     progress: bool = False,
+    checks: Callable[[], None] | None = None,
 ) -> tuple[list[pd.DataFrame], Any, list[list[Any]]]:
     """Score ``splits`` on ``cells`` and call ``meanwhile()``, in up to ``n_jobs`` processes.
+
+    ``checks()`` (the checks that only warn) runs in this process before it scores a split,
+    once the children that score the first splits have started; its warnings are issued as
+    they come, before the splits' (the order of one process).
 
     Returns the splits' tables (in split order), what ``meanwhile()`` returned, and the
     warnings ``meanwhile()`` issued when processes were forked (for the caller to issue where
@@ -119,6 +124,8 @@ def score_splits(
             )
             for chunk in chunks[:-1]
         ]
+        if checks is not None:
+            checks()
         bar = children.enter_context(
             progress_bar(total=len(splits), enabled=progress, desc="SCUR splits", unit="split")
         )

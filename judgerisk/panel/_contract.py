@@ -50,6 +50,8 @@ __all__ = [
     "validate_frame",
     "validate_scores",
     "check_scorable",
+    "scorable_original_rows",
+    "warn_where_thin",
     "refuse_unscorable",
     "warn_ties_and_orientation",
 ]
@@ -543,7 +545,12 @@ def check_scorable(panel: pd.DataFrame) -> None:
         (:func:`judgerisk.coverage.distinct_patterns`, at most :data:`FEW_PATTERNS`) that every
         per-item score takes only that many values.
     """
-    orig = _refuse(panel)
+    warn_where_thin(panel, scorable_original_rows(panel))
+
+
+def warn_where_thin(panel: pd.DataFrame, orig: pd.DataFrame) -> None:
+    """:func:`check_scorable`'s warnings, for a panel that :func:`scorable_original_rows`
+    passed (``orig``: its original-condition rows)."""
     warn_ties_and_orientation(panel)
     n_items = panel["item"].nunique()
     patterns = FEW_PATTERNS + 1 if _many_patterns(panel) else distinct_patterns(panel)
@@ -555,7 +562,7 @@ def check_scorable(panel: pd.DataFrame) -> None:
             f"at most {patterns} groups and carries little information; more judges, an order "
             "swap or graded verdicts would separate them",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     per_item = orig.groupby("item", sort=False)["judge"].nunique()
     lonely = int((per_item < 2).sum())
@@ -564,7 +571,7 @@ def check_scorable(panel: pd.DataFrame) -> None:
             f"{lonely} of {len(per_item)} item(s) were seen by one judge only in the "
             f"'{ORIGINAL}' condition: their consensus is a single vote",
             UserWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     present = family_pairs(pd.unique(panel["condition"]))
     for family, spec in FAMILIES.items():
@@ -573,7 +580,7 @@ def check_scorable(panel: pd.DataFrame) -> None:
                 f"the panel has no {family} perturbation (no condition pair such as "
                 f"{_example_pairs(family)}): the S_{family} signal is dropped",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
 
 
@@ -596,7 +603,7 @@ def _example_pairs(family: str) -> list[str]:
     return [f"{a}/{b}" for a, b in FAMILIES[family].pairs(CONDITIONS)]
 
 
-def _refuse(panel: pd.DataFrame) -> pd.DataFrame:
+def scorable_original_rows(panel: pd.DataFrame) -> pd.DataFrame:
     """:func:`check_scorable`'s refusals (no warning); the panel's original-condition rows."""
     orig = panel.loc[panel["condition"] == ORIGINAL]
     judges = pd.unique(orig["judge"])
@@ -633,6 +640,6 @@ def refuse_unscorable(source: str | os.PathLike, panel: pd.DataFrame) -> None:
         ``"<source>: <check_scorable's reason>"``.
     """
     try:
-        _refuse(panel)  # the refusals only: the warnings' checks run once, in the scoring
+        scorable_original_rows(panel)  # the refusals only: the warnings run in the scoring
     except PanelError as exc:
         raise PanelError(f"{source}: {exc}") from None
