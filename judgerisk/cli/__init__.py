@@ -18,7 +18,8 @@ module                    command
 :mod:`.common` holds what they share (the exit codes, the list syntax, the ``--overwrite`` rule, the provenance
 record, argument types, progress flags and the :class:`~judgerisk.cli.common.Command` base),
 :mod:`._scoring` the scoring options of ``score`` and ``report``;
-:mod:`._app` assembles the parser. ``judgerisk.cli:main`` is the console script.
+:mod:`._app` assembles the parser; its ``console`` (:func:`main`, then a prompt exit) is the
+console script.
 """
 
 from judgerisk.cli._app import build_parser, main
