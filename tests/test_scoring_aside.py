@@ -160,3 +160,15 @@ def test_the_page_is_rendered_aside(tmp_path, simulated_panel):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False"]
     assert "judgerisk report: panel.csv" in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+def test_a_forked_child_never_collects_what_it_inherited():
+    """The inherited objects are frozen in the child: a collection there would write to each of
+    them, copying the pages it shares with this process."""
+    import gc
+
+    from judgerisk._util.aside import run_aside
+
+    with run_aside(gc.get_freeze_count, True) as aside:
+        frozen = aside.result()
+    assert frozen >= len(gc.get_objects()) // 2

@@ -14,6 +14,7 @@ other Python thread running, with a second core, and not from a forked child its
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import sys
@@ -178,7 +179,8 @@ def serve_aside(
 
 def _fork() -> int:
     """``os.fork()``, the standard streams flushed first; in the child :func:`fork_possible`
-    is then false (a child never forks)."""
+    is then false (a child never forks) and the inherited objects are frozen
+    (:func:`gc.freeze`)."""
     sys.stdout.flush()
     sys.stderr.flush()
     with warnings.catch_warnings():
@@ -195,6 +197,10 @@ def _fork() -> int:
     if pid == 0:
         global _in_child
         _in_child = True
+        # what the child inherited is never walked by its garbage collector: a collection
+        # writes to every object it walks, which copies the page the object shares with the
+        # parent (the child's private memory would grow by much of the parent's)
+        gc.freeze()
     return pid
 
 
