@@ -1,6 +1,8 @@
 """Work run in a forked process beside this one: its result, warnings and error brought back.
 
-A report scores its panel in a child while it imports what its notebook needs, and
+A report scores its panel in a child while it imports what its notebook needs, then has
+another child make its page renderer while it runs the notebook (:func:`serve_aside`: the
+child prepares now and answers one call later), and
 :func:`judgerisk.engine.certified.score_panel` scores some of its cross-fitting splits in
 children while it scores the others. The child runs the same code on a copy of the same
 memory, so it computes exactly what this process would; what it returns comes back pickled
