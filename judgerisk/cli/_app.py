@@ -124,7 +124,8 @@ def console() -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``judgerisk`` console script; returns the exit code."""
+    """What the ``judgerisk`` command runs (:func:`console`, the console script, calls it); returns
+    the exit code."""
     started = time.time()
     argv = list(sys.argv[1:] if argv is None else argv)
     heavy = {name for name in COMMANDS if get_command(name).heavy}
