@@ -61,6 +61,7 @@ from judgerisk.aggregators.aggregate import aggregate
 from judgerisk.engine.certified import combine_repetitions
 from judgerisk.options import ANALYSIS, ScoreSettings, StreamSettings, check_count
 from judgerisk.panel import ORIGINAL, PanelError, check_scorable, validate_panel
+from judgerisk.panel._contract import missing_columns
 from judgerisk.risk._ecdf import FrozenECDF
 from judgerisk.risk.baselines import BASELINES, baseline_scores
 from judgerisk.risk.registry import get_risk_score
@@ -245,10 +246,10 @@ def count_rows(source: str | Path) -> int:
 
         try:
             meta = pq.read_metadata(source)
-            names = set(meta.schema.to_arrow_schema().names)
+            complete = not missing_columns(meta.schema.to_arrow_schema().names)
         except Exception:  # noqa: BLE001 - open_panel_dataset names the problem below
-            names = set()
-        if {"item", "judge", "condition"} <= names and names & {"logit", "p"}:
+            complete = False
+        if complete:
             return int(meta.num_rows)
     return int(open_panel_dataset(source).count_rows())
 
@@ -274,10 +275,7 @@ def open_panel_dataset(source: str | Path) -> Any:
     except Exception as exc:  # noqa: BLE001 - pyarrow raises its own types
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PanelError(f"{source}: cannot read it as parquet ({first})") from None
-    names = set(dataset.schema.names)
-    missing = [c for c in ("item", "judge", "condition") if c not in names]
-    if "logit" not in names and "p" not in names:
-        missing.append("logit or p")
+    missing = missing_columns(dataset.schema.names)
     if missing:
         raise PanelError(
             f"{source}: missing required column(s) {', '.join(missing)}; got columns "

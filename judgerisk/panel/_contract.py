@@ -48,6 +48,7 @@ __all__ = [
     "PanelFileNotFoundError",
     "validate_panel",
     "validate_frame",
+    "missing_columns",
     "validate_scores",
     "check_scorable",
     "scorable_original_rows",
@@ -199,9 +200,7 @@ def validate_frame(
     if not isinstance(df, pd.DataFrame):
         raise PanelError(f"a panel must be a pandas DataFrame, got {type(df).__name__}")
     allowed_key = _allowed(conditions)
-    missing = [c for c in REQUIRED if c not in df.columns]
-    if "logit" not in df.columns and "p" not in df.columns:
-        missing.append("logit or p")
+    missing = missing_columns(df.columns)
     if missing:
         raise PanelError(
             f"missing required column(s): {', '.join(missing)}; got columns {list(df.columns)}"
@@ -324,6 +323,14 @@ def validate_frame(
         front.append("gold")
     out = out[front + [c for c in out.columns if c not in front]]
     return out
+
+
+def missing_columns(names) -> list[str]:
+    """The contract's required columns that ``names`` lacks: of ``item, judge, condition``,
+    then ``"logit or p"`` when it has neither."""
+    present = set(names)
+    missing = [c for c in REQUIRED if c not in present]
+    return missing + ([] if present & {"logit", "p"} else ["logit or p"])
 
 
 def _allowed(
